@@ -1,0 +1,93 @@
+"""The loop fallback: how vmap runs an op that has no batching rule.
+
+The fallback slices every batched operand along its batch dim, runs the op once per example
+and stacks the results. It is correct for any op (so every op works under vmap at once) but
+costs one op call per example, so it warns once per op with a `PerformanceWarning`. Users who
+must not lose speed silently turn it into an error with `set_fallback_error(True)` (or the
+`fallback_as_error()` context manager); `fallback_ops()` lists the ops that fell back.
+"""
+import contextlib
+import threading
+import warnings
+
+from .. import numpy as fnp
+from ..tensor import Tensor
+
+
+class PerformanceWarning(UserWarning):
+    """vmap ran an op through the slow per-example loop because it has no batching rule."""
+
+
+class MissingBatchRuleError(NotImplementedError):
+    """An op without a batching rule was met under vmap while the fallback is an error."""
+
+
+_STATE = {"error": False}
+_FELL_BACK = {}          # op name -> number of batched calls that used the loop
+_LOCK = threading.Lock()
+
+
+def set_fallback_error(enabled=True):
+    """Make the loop fallback an error (True) or a warning (False); returns the old setting."""
+    old = _STATE["error"]
+    _STATE["error"] = bool(enabled)
+    return old
+
+
+@contextlib.contextmanager
+def fallback_as_error(enabled=True):
+    """Within the block, an op with no batching rule raises MissingBatchRuleError."""
+    old = set_fallback_error(enabled)
+    try:
+        yield
+    finally:
+        set_fallback_error(old)
+
+
+def fallback_ops():
+    """Names of the ops that ran through the loop fallback since the last clear, sorted."""
+    return sorted(_FELL_BACK)
+
+
+def clear_fallback_record():
+    """Forget which ops fell back, so each warns once again on its next fallback."""
+    with _LOCK:
+        _FELL_BACK.clear()
+
+
+def _record(op):
+    with _LOCK:
+        first = op.name not in _FELL_BACK
+        _FELL_BACK[op.name] = _FELL_BACK.get(op.name, 0) + 1
+    return first
+
+
+def _select(x, bdim, i):
+    """Example i of a batched value (a view for raw arrays)."""
+    index = (slice(None),) * bdim + (i,)
+    return fnp.getitem(x, index) if isinstance(x, Tensor) else x[index]
+
+
+def loop_batch_rule(op, args, bdims, batch_size, params):
+    """Run `op` once per example and stack the results along a new leading batch dim."""
+    if _STATE["error"]:
+        raise MissingBatchRuleError(
+            f"op {op.name!r} has no batching rule and the vmap loop fallback is disabled "
+            "(set_fallback_error(False) re-enables it); give it a rule with "
+            "functorch_lite.register_batch_rule")
+    if _record(op):
+        warnings.warn(
+            f"op {op.name!r} has no batching rule: vmap runs it once per example in a Python "
+            "loop, which is slow. Register a rule with functorch_lite.register_batch_rule.",
+            PerformanceWarning, stacklevel=6)
+    if batch_size == 0:
+        raise ValueError(f"vmap cannot run op {op.name!r} (no batching rule) over an empty "
+                         "batch: the loop fallback has no example to infer the result from")
+    results = []
+    for i in range(batch_size):
+        example = [a if d is None else _select(a, d, i) for a, d in zip(args, bdims)]
+        results.append(op(*example, **params))
+    if op.multiple_results:
+        outs = tuple(fnp.stack([r[k] for r in results]) for k in range(len(results[0])))
+        return outs, (0,) * len(outs)
+    return fnp.stack(results), 0

@@ -1,0 +1,172 @@
+"""jvp rules of the linear-algebra ops (matrix calculus, NumPy's stacking convention).
+
+cholesky and eigh read only one triangle of their input (as numpy.linalg does), so their
+derivative is that of the function they compute: the tangent's other triangle is ignored and the
+used triangle is mirrored (`_hermitian_from`). svd supports full_matrices=False (or square
+inputs); qr supports m >= n, reduced mode. Like JAX, the derivative of eigh/svd assumes distinct
+eigen/singular values.
+"""
+import numpy as np
+
+from .. import numpy as fnp
+from ..numpy._util import shape
+from ..ops import elementwise as ew, linalg as la
+from .jvp_helpers import add_tangents, def_multilinear, fit
+
+def_multilinear(la.matmul)
+def_multilinear(la.einsum)
+
+
+def _mT(a):
+    return fnp.swapaxes(a, -1, -2)
+
+
+def _trace(a):
+    return fnp.sum(fnp.diagonal(a, axis1=-2, axis2=-1), axis=-1)
+
+
+def _diag_embed(v):
+    """Vectors (..., n) -> diagonal matrices (..., n, n)."""
+    n = shape(v)[-1]
+    return ew.multiply(fnp.expand_dims(v, -1), np.eye(n, dtype=bool))
+
+
+def _hermitian_from(t, lower=True):
+    """The symmetric matrix a routine that reads only one triangle of t actually sees."""
+    n = shape(t)[-1]
+    strict = np.tri(n, k=-1, dtype=bool)
+    if not lower:
+        strict = strict.T
+    tri = ew.where(strict | np.eye(n, dtype=bool), t, 0.0)
+    return ew.add(tri, _mT(ew.where(strict, t, 0.0)))
+
+
+@la.solve.def_jvp
+def solve_jvp(primals, tangents):
+    """x = a^-1 b: dx = a^-1 (db - da x)."""
+    a, b = primals
+    ta, tb = tangents
+    x = la.solve(a, b)
+    vector = len(shape(b)) == 1
+    rhs = []
+    if tb is not None:
+        rhs.append(tb)
+    if ta is not None:
+        ax = la.matmul(ta, fnp.expand_dims(x, -1))[..., 0] if vector else la.matmul(ta, x)
+        rhs.append(ew.negative(ax))
+    r = add_tangents(*rhs)
+    if vector and len(shape(a)) > 2 and len(shape(r)) > 1:  # batched a with a vector b
+        return x, fit(la.solve(a, fnp.expand_dims(r, -1))[..., 0], x)
+    return x, fit(la.solve(a, r), x)
+
+
+@la.inv.def_jvp
+def inv_jvp(primals, tangents):
+    a, = primals
+    ta, = tangents
+    out = la.inv(a)
+    return out, ew.negative(la.matmul(la.matmul(out, ta), out))
+
+
+@la.det.def_jvp
+def det_jvp(primals, tangents):
+    """d det(a) = det(a) tr(a^-1 da)."""
+    a, = primals
+    ta, = tangents
+    out = la.det(a)
+    return out, fit(ew.multiply(out, _trace(la.solve(a, ta))), out)
+
+
+@la.slogdet.def_jvp
+def slogdet_jvp(primals, tangents):
+    """The sign is piecewise constant; d log|det a| = tr(a^-1 da)."""
+    a, = primals
+    ta, = tangents
+    sign, logdet = la.slogdet(a)
+    return (sign, logdet), (None, fit(_trace(la.solve(a, ta)), logdet))
+
+
+@la.cholesky.def_jvp
+def cholesky_jvp(primals, tangents):
+    """dL = L phi(L^-1 dA L^-T), phi taking the lower triangle with a halved diagonal."""
+    a, = primals
+    ta, = tangents
+    low = la.cholesky(a)
+    sym = _hermitian_from(ta, lower=True)
+    inner = _mT(la.solve(low, _mT(la.solve(low, sym))))       # L^-1 dA L^-T
+    n = shape(a)[-1]
+    phi = ew.multiply(inner, (np.tri(n) - 0.5 * np.eye(n)).astype(inner.dtype))
+    return low, fit(la.matmul(low, phi), low)
+
+
+@la.eigh.def_jvp
+def eigh_jvp(primals, tangents, UPLO="L"):
+    """dw = diag(V^T dA V); dV = V (F o V^T dA V) with F_ij = 1 / (w_j - w_i) off the diagonal."""
+    a, = primals
+    ta, = tangents
+    w, v = la.eigh(a, UPLO=UPLO)
+    sym = _hermitian_from(ta, lower=UPLO.upper() == "L")
+    proj = la.matmul(la.matmul(_mT(ew.conj(v)), sym), v)
+    dw = ew.real(fnp.diagonal(proj, axis1=-2, axis2=-1))
+    n = shape(w)[-1]
+    gaps = ew.subtract(fnp.expand_dims(w, -2), fnp.expand_dims(w, -1))    # w_j - w_i
+    off = ~np.eye(n, dtype=bool)
+    f = ew.where(off, ew.reciprocal(ew.where(off, gaps, 1.0)), 0.0)
+    dv = la.matmul(v, ew.multiply(f, proj))
+    return (w, v), (fit(dw, w), dv)
+
+
+@la.svd.def_jvp
+def svd_jvp(primals, tangents, full_matrices=True):
+    a, = primals
+    ta, = tangents
+    m, n = shape(a)[-2:]
+    if full_matrices and m != n:
+        raise NotImplementedError("the jvp of svd with full_matrices=True is not unique for "
+                                  "non-square input; use full_matrices=False")
+    u, s, vh = la.svd(a, full_matrices=full_matrices)
+    ut, v = _mT(ew.conj(u)), _mT(ew.conj(vh))
+    ds_mat = la.matmul(la.matmul(ut, ta), v)                         # U^H dA V
+    ds = ew.real(fnp.diagonal(ds_mat, axis1=-2, axis2=-1))
+    k = shape(s)[-1]
+    s_row = fnp.expand_dims(s, -2)                                   # s_j along columns
+    s_col = fnp.expand_dims(s, -1)                                   # s_i along rows
+    off = ~np.eye(k, dtype=bool)
+    gaps = ew.subtract(ew.square(s_row), ew.square(s_col))
+    f = ew.where(off, ew.reciprocal(ew.where(off, gaps, 1.0)), 0.0)
+    zero = ew.equal(s, 0)
+    s_inv = ew.where(zero, 0.0, ew.reciprocal(ew.where(zero, 1.0, s)))
+    dss = ew.multiply(ds_mat, s_row)
+    sds = ew.multiply(s_col, ds_mat)
+    imag_part = ew.multiply(ew.multiply(ew.subtract(ds_mat, _mT(ew.conj(ds_mat))), 0.5),
+                            _diag_embed(s_inv))
+    du = la.matmul(u, ew.add(ew.multiply(f, ew.add(dss, _mT(ew.conj(dss)))), imag_part))
+    dv = la.matmul(v, ew.multiply(f, ew.add(sds, _mT(ew.conj(sds)))))
+    if m > n:
+        dav = la.matmul(ta, v)
+        du = ew.add(du, ew.multiply(ew.subtract(dav, la.matmul(u, la.matmul(ut, dav))),
+                                    fnp.expand_dims(s_inv, -2)))
+    elif n > m:
+        dahu = la.matmul(_mT(ew.conj(ta)), u)
+        dv = ew.add(dv, ew.multiply(ew.subtract(dahu, la.matmul(v, la.matmul(vh, dahu))),
+                                    fnp.expand_dims(s_inv, -2)))
+    return (u, s, vh), (du, fit(ds, s), _mT(ew.conj(dv)))
+
+
+@la.qr.def_jvp
+def qr_jvp(primals, tangents, mode="reduced"):
+    """Reduced QR of a tall (m >= n) matrix: with C = Q^H dA R^-1 and W the antisymmetric part
+    built from C's strict lower triangle, dQ = Q (W - C) + dA R^-1 and dR = (C - W) R."""
+    a, = primals
+    ta, = tangents
+    q, r = la.qr(a, mode=mode)
+    m, n = shape(a)[-2:]
+    if m < n or (mode == "complete" and m != n):
+        raise NotImplementedError("the jvp of qr is implemented for m >= n in reduced mode")
+    da_rinv = _mT(la.solve(_mT(r), _mT(ta)))                         # dA R^-1
+    c = la.matmul(_mT(ew.conj(q)), da_rinv)
+    lower = ew.where(np.tri(n, k=-1, dtype=bool), c, 0.0)
+    w = ew.subtract(lower, _mT(ew.conj(lower)))
+    dq = ew.add(la.matmul(q, ew.subtract(w, c)), da_rinv)
+    dr = la.matmul(ew.subtract(c, w), r)
+    return (q, r), (fit(dq, q), fit(dr, r))

@@ -1,0 +1,16 @@
+"""jvp rules of the shape ops: all linear, so the tangent is the op applied to the tangent."""
+from ..ops import shape as sh
+from .jvp_helpers import def_linear, def_variadic_linear
+
+for _op in (sh.reshape, sh.transpose, sh.broadcast_to, sh.diagonal, sh.roll):
+    def_linear(_op)
+def_variadic_linear(sh.concatenate)
+
+
+@sh.pad.def_jvp
+def pad_jvp(primals, tangents, pad_width, constant_values=0):
+    """The padding is a constant: the tangent is padded with zeros."""
+    x, = primals
+    t, = tangents
+    out = sh.pad(x, pad_width=pad_width, constant_values=constant_values)
+    return out, None if t is None else sh.pad(t, pad_width=pad_width, constant_values=0)

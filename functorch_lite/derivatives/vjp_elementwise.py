@@ -1,0 +1,98 @@
+"""vjp rules of the elementwise ops: a table of calculus, one line per op.
+
+Each entry is (g, out, *operands) -> cotangent of that operand; cotangents of broadcasting
+operands are summed back to the operand's shape by reverse mode (fit_cotangent).
+Subgradient conventions (shared with forward mode): abs'(0) = 0; maximum/minimum/fmax/fmin at a
+tie give half the cotangent to each side; sqrt'(0) = inf; where() passes the cotangent only to
+the branch it chose (so a NaN in the other branch's derivative still poisons it: see the
+double-where idiom in docs/autodiff.md).
+"""
+import math
+
+from ..ops import elementwise as ew
+from .vjp_helpers import defvjp, select
+
+neg, mul, div, sq, sqrt = ew.negative, ew.multiply, ew.divide, ew.square, ew.sqrt
+LN2, LN10 = math.log(2.0), math.log(10.0)
+
+# -- unary --
+defvjp(ew.negative, lambda g, o, x: neg(g))
+defvjp(ew.positive, lambda g, o, x: g)
+defvjp(ew.abs, lambda g, o, x: mul(g, ew.sign(x)))
+defvjp(ew.exp, lambda g, o, x: mul(g, o))
+defvjp(ew.exp2, lambda g, o, x: mul(g, mul(o, LN2)))
+defvjp(ew.expm1, lambda g, o, x: mul(g, ew.add(o, 1.0)))
+defvjp(ew.log, lambda g, o, x: div(g, x))
+defvjp(ew.log2, lambda g, o, x: div(g, mul(x, LN2)))
+defvjp(ew.log10, lambda g, o, x: div(g, mul(x, LN10)))
+defvjp(ew.log1p, lambda g, o, x: div(g, ew.add(x, 1.0)))
+defvjp(ew.sqrt, lambda g, o, x: div(g, mul(o, 2.0)))
+defvjp(ew.cbrt, lambda g, o, x: div(g, mul(sq(o), 3.0)))
+defvjp(ew.square, lambda g, o, x: mul(g, mul(x, 2.0)))
+defvjp(ew.reciprocal, lambda g, o, x: neg(mul(g, sq(o))))
+defvjp(ew.sin, lambda g, o, x: mul(g, ew.cos(x)))
+defvjp(ew.cos, lambda g, o, x: neg(mul(g, ew.sin(x))))
+defvjp(ew.tan, lambda g, o, x: mul(g, ew.add(sq(o), 1.0)))
+defvjp(ew.arcsin, lambda g, o, x: div(g, sqrt(ew.subtract(1.0, sq(x)))))
+defvjp(ew.arccos, lambda g, o, x: neg(div(g, sqrt(ew.subtract(1.0, sq(x))))))
+defvjp(ew.arctan, lambda g, o, x: div(g, ew.add(sq(x), 1.0)))
+defvjp(ew.sinh, lambda g, o, x: mul(g, ew.cosh(x)))
+defvjp(ew.cosh, lambda g, o, x: mul(g, ew.sinh(x)))
+defvjp(ew.tanh, lambda g, o, x: mul(g, ew.subtract(1.0, sq(o))))
+defvjp(ew.arcsinh, lambda g, o, x: div(g, sqrt(ew.add(sq(x), 1.0))))
+defvjp(ew.arccosh, lambda g, o, x: div(g, mul(sqrt(ew.subtract(x, 1.0)), sqrt(ew.add(x, 1.0)))))
+defvjp(ew.arctanh, lambda g, o, x: div(g, ew.subtract(1.0, sq(x))))
+defvjp(ew.real, lambda g, o, x: g)
+defvjp(ew.imag, lambda g, o, x: mul(g, -1j) if x.dtype.kind == "c" else None)
+defvjp(ew.conj, lambda g, o, x: ew.conj(g))
+defvjp(ew.astype, lambda g, o, x, dtype: g)  # fitted back to x's dtype by reverse mode
+
+
+# -- binary --
+def _power_base(g, o, x, y):
+    """d/dx x**y = y x**(y-1), taken as 0 where y == 0 (so 0**0 has derivative 0, as JAX)."""
+    if isinstance(y, (int, float)):
+        return None if y == 0 else mul(g, mul(ew.power(x, y - 1), y))
+    return select(ew.not_equal(y, 0), mul(g, mul(ew.power(x, ew.subtract(y, 1)), y)))
+
+
+def _power_exponent(g, o, x, y):
+    """d/dy x**y = x**y log x, taken as 0 where x == 0 (the limit for y > 0)."""
+    safe_x = ew.where(ew.equal(x, 0), 1.0, x)
+    return mul(g, mul(o, ew.log(safe_x)))
+
+
+def _minmax(op, x_wins, y_wins):
+    """maximum/minimum (and fmax/fmin, where a NaN operand loses): the cotangent goes to the
+    chosen operand, split half and half at a tie."""
+    def chosen(g, wins, x, y):
+        return ew.where(wins(x, y), g, ew.where(ew.equal(x, y), mul(g, 0.5), 0.0))
+    defvjp(op, lambda g, o, x, y: chosen(g, x_wins, x, y),
+           lambda g, o, x, y: chosen(g, y_wins, x, y))
+
+
+defvjp(ew.add, lambda g, o, x, y: g, lambda g, o, x, y: g)
+defvjp(ew.subtract, lambda g, o, x, y: g, lambda g, o, x, y: neg(g))
+defvjp(ew.multiply, lambda g, o, x, y: mul(g, y), lambda g, o, x, y: mul(g, x))
+defvjp(ew.divide, lambda g, o, x, y: div(g, y), lambda g, o, x, y: neg(mul(g, div(o, y))))
+defvjp(ew.power, _power_base, _power_exponent)
+defvjp(ew.remainder, lambda g, o, x, y: g,
+       lambda g, o, x, y: neg(mul(g, ew.floor(div(x, y)))))
+_minmax(ew.maximum, ew.greater, ew.less)
+_minmax(ew.minimum, ew.less, ew.greater)
+_minmax(ew.fmax, lambda x, y: ew.logical_or(ew.greater(x, y), ew.isnan(y)),
+        lambda x, y: ew.logical_or(ew.less(x, y), ew.isnan(x)))
+_minmax(ew.fmin, lambda x, y: ew.logical_or(ew.less(x, y), ew.isnan(y)),
+        lambda x, y: ew.logical_or(ew.greater(x, y), ew.isnan(x)))
+defvjp(ew.arctan2, lambda g, o, y, x: mul(g, div(x, ew.add(sq(x), sq(y)))),
+       lambda g, o, y, x: neg(mul(g, div(y, ew.add(sq(x), sq(y))))))
+defvjp(ew.hypot, lambda g, o, x, y: mul(g, div(x, o)), lambda g, o, x, y: mul(g, div(y, o)))
+defvjp(ew.logaddexp, lambda g, o, x, y: mul(g, ew.exp(ew.subtract(x, o))),
+       lambda g, o, x, y: mul(g, ew.exp(ew.subtract(y, o))))
+defvjp(ew.logaddexp2, lambda g, o, x, y: mul(g, ew.exp2(ew.subtract(x, o))),
+       lambda g, o, x, y: mul(g, ew.exp2(ew.subtract(y, o))))
+defvjp(ew.copysign, lambda g, o, x, y: mul(g, mul(ew.sign(x), ew.copysign(1.0, y))), None)
+
+# -- ternary: where passes the cotangent to the branch it chose --
+defvjp(ew.where, None, lambda g, o, c, x, y: select(c, g),
+       lambda g, o, c, x, y: select(ew.logical_not(c), g))

@@ -1,0 +1,67 @@
+"""vjp rules of the shape ops: each is the op's linear transpose."""
+import numpy as np
+
+from .. import numpy as fnp
+from ..ops import shape as sh
+from ..ops.indexing import scatter
+from .vjp_helpers import defvjp, defvjp_variadic, shape_of
+
+
+def _transpose_vjp(g, out, x, axes=None):
+    nd = len(shape_of(x))
+    if axes is None:
+        return sh.transpose(g, axes=None)
+    inverse = tuple(int(i) for i in np.argsort([a % nd for a in axes]))
+    return sh.transpose(g, axes=inverse)
+
+
+def _concatenate_vjp(i, g, out, *xs, axis=0):
+    """The slice of g that operand i filled."""
+    if axis is None:
+        sizes = [int(np.prod(shape_of(x), dtype=np.int64)) for x in xs]
+        start = sum(sizes[:i])
+        return sh.reshape(g[start:start + sizes[i]], shape=shape_of(xs[i]))
+    nd = len(shape_of(xs[i]))
+    ax = axis % nd
+    start = sum(shape_of(x)[ax] for x in xs[:i])
+    index = (slice(None),) * ax + (slice(start, start + shape_of(xs[i])[ax]),)
+    return g[index]
+
+
+def _pad_vjp(g, out, x, pad_width, constant_values=0):
+    return g[tuple(slice(before, before + d) for (before, _), d in zip(pad_width, shape_of(x)))]
+
+
+def _diagonal_vjp(g, out, x, offset=0, axis1=0, axis2=1):
+    """Scatter g onto the diagonal of zeros shaped like x (axis1, axis2 moved last)."""
+    shape = shape_of(x)
+    nd = len(shape)
+    a1, a2 = axis1 % nd, axis2 % nd
+    rest = [i for i in range(nd) if i not in (a1, a2)]
+    n = shape_of(g)[-1]
+    rows = np.arange(n) + max(-offset, 0)
+    cols = np.arange(n) + max(offset, 0)
+    zeros = fnp.zeros(tuple(shape[i] for i in rest) + (shape[a1], shape[a2]), dtype=x.dtype)
+    from ..ops.indexing import ARRAY
+    index = (Ellipsis, ARRAY, ARRAY)
+    moved = scatter(zeros, g, rows, cols, index=index, mode="add")
+    order = rest + [a1, a2]
+    return sh.transpose(moved, axes=tuple(int(i) for i in np.argsort(order)))
+
+
+def _roll_vjp(g, out, x, shift, axis=None):
+    back = tuple(-s for s in shift) if isinstance(shift, (tuple, list)) else -shift
+    if axis is None:
+        return sh.reshape(sh.roll(sh.reshape(g, shape=(-1,)), shift=back, axis=0),
+                          shape=shape_of(x))
+    return sh.roll(g, shift=back, axis=axis)
+
+
+defvjp(sh.reshape, lambda g, o, x, shape, order="C": sh.reshape(g, shape=shape_of(x),
+                                                                  order=order))
+defvjp(sh.transpose, _transpose_vjp)
+defvjp(sh.broadcast_to, lambda g, o, x, shape: g)  # summed down by reverse mode
+defvjp_variadic(sh.concatenate, _concatenate_vjp)
+defvjp(sh.pad, _pad_vjp)
+defvjp(sh.diagonal, _diagonal_vjp)
+defvjp(sh.roll, _roll_vjp)

@@ -1,0 +1,119 @@
+"""Op objects, the op registry, and `__tensor_function__` resolution.
+
+An Op is a primitive: a name, a kernel written against the array module `xp` (numpy or cupy),
+and a table of rules keyed by transform ("batch", "jvp", "vjp", or any name a transform picks).
+The calling convention is that of a JAX primitive: positional arguments are the operands
+(arrays, wrappers or Python scalars) and keyword arguments are static parameters (axes, shapes,
+flags) that no transform touches.
+
+Rule signatures (each transform documents its own in detail):
+  batch: rule(args, bdims, **params) -> (out, out_bdim)     [tuples for multiple results]
+  jvp:   rule(primals, tangents, **params) -> (out, tangent_out)
+  vjp:   rule(ct, primals, out, **params) -> tuple of cotangents, one per primal (None = zero)
+"""
+import functools
+import sys
+
+import numpy
+
+from .backend import array_module
+from .tensor import Tensor
+
+_MODULES = sys.modules
+
+OPS = {}
+"""Every registered Op, by name."""
+
+
+class Op:
+    """A primitive operation. Calling it with no wrapper among the operands runs the kernel."""
+
+
+    def __init__(self, name, kernel, *, differentiable=True, multiple_results=False, doc=None,
+                 numpy_impl=None):
+        self.name = name
+        self.kernel = kernel
+        # The kernel with xp=numpy bound (or NumPy's own function when it has the op's exact
+        # signature): the level-0 CPU path calls it directly, saving a call layer.
+        self.numpy_impl = numpy_impl or functools.partial(kernel, numpy)
+        self.rules = {}
+        self.differentiable = differentiable
+        self.multiple_results = multiple_results
+        self.__doc__ = doc
+
+    def __call__(self, *args, **params):
+        for a in args:
+            if isinstance(a, Tensor):
+                return dispatch(self, args, params)
+        if "cupy" in _MODULES:
+            return self.kernel(array_module(args, self.name), *args, **params)
+        return self.numpy_impl(*args, **params)
+
+    def impl(self, *args, **params):
+        """Run the kernel on raw arrays, bypassing dispatch."""
+        return self.kernel(array_module(args, self.name), *args, **params)
+
+    def def_rule(self, kind, rule=None):
+        """Attach the rule of transform `kind`; usable as a decorator."""
+        if rule is None:
+            return lambda r: self.def_rule(kind, r)
+        self.rules[kind] = rule
+        return rule
+
+    def def_batch_rule(self, rule):
+        """Decorator: the batching rule used by vmap."""
+        return self.def_rule("batch", rule)
+
+    def def_jvp(self, rule):
+        """Decorator: the forward-mode rule used by jvp, jacfwd."""
+        return self.def_rule("jvp", rule)
+
+    def def_vjp(self, rule):
+        """Decorator: the reverse-mode rule used by grad, vjp, jacrev."""
+        return self.def_rule("vjp", rule)
+
+    def rule(self, kind):
+        """The rule of transform `kind`, or NotImplementedError naming the op and transform."""
+        try:
+            return self.rules[kind]
+        except KeyError:
+            raise NotImplementedError(
+                f"op {self.name!r} has no {kind} rule; add one with "
+                f"op.def_rule({kind!r}, rule)") from None
+
+    def __repr__(self):
+        return f"<Op {self.name}>"
+
+
+def defop(name, kernel, *, differentiable=True, multiple_results=False, doc=None,
+          numpy_impl=None):
+    """Create and register a primitive. `kernel(xp, *operands, **params)` computes it on raw
+    arrays with the array module `xp` (numpy or cupy); `numpy_impl`, if given, is a NumPy
+    function equal to `kernel` with xp=numpy (a faster path on the CPU)."""
+    if name in OPS:
+        raise ValueError(f"an op named {name!r} is already registered")
+    op = Op(name, kernel, differentiable=differentiable,
+            multiple_results=multiple_results, doc=doc, numpy_impl=numpy_impl)
+    OPS[name] = op
+    return op
+
+
+def dispatch(op, args, params):
+    """Offer the op to each Tensor type among `args`, highest level first, until one handles it.
+
+    See Note [levels and escaped wrappers] in interpreter.py.
+    """
+    levels = {}
+    for a in args:
+        if isinstance(a, Tensor):
+            cls = type(a)
+            lvl = a.level
+            if levels.get(cls, -1) < lvl:
+                levels[cls] = lvl
+    types = tuple(sorted(levels, key=levels.__getitem__, reverse=True))
+    for cls in types:
+        out = cls.__tensor_function__(op, types, args, params)
+        if out is not NotImplemented:
+            return out
+    raise TypeError(f"no Tensor type among {[t.__name__ for t in types]} implements op "
+                    f"{op.name!r}")

@@ -1,0 +1,105 @@
+"""Functional neural-network helpers (as jax.nn), each a composite of library ops, so every one
+works on plain arrays and under every transform. Reductions take `axis=-1` by default.
+
+Each is written in a numerically stable form: nothing overflows for inputs around 1e4, and the
+unused side of a `where` never produces inf or NaN (so gradients stay finite too).
+"""
+import numpy as np
+
+from . import numpy as fnp
+from .numpy._util import dtype_of
+
+
+def relu(x):
+    """max(x, 0); the derivative at 0 is 0 (as jax.nn.relu)."""
+    return fnp.where(fnp.greater(x, 0), x, 0)
+
+
+def gelu(x, approximate=True):
+    """Gaussian error linear unit, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    if not approximate:
+        raise NotImplementedError("only the tanh approximation of gelu is implemented")
+    inner = float(np.sqrt(2.0 / np.pi)) * (x + 0.044715 * (x * x * x))  # float: keeps float32
+    return 0.5 * x * (1.0 + fnp.tanh(inner))
+
+
+def sigmoid(x):
+    """1 / (1 + exp(-x)) computed from exp(-|x|) <= 1, so neither side overflows."""
+    positive = fnp.greater_equal(x, 0)
+    z = fnp.exp(fnp.where(positive, -x, x))  # exp(-|x|), with derivative defined at 0
+    return fnp.where(positive, 1.0 / (1.0 + z), z / (1.0 + z))
+
+
+def softplus(x):
+    """log(1 + exp(x)) = logaddexp(x, 0): stable for large |x|."""
+    return fnp.logaddexp(x, 0.0)
+
+
+def silu(x):
+    """x * sigmoid(x) (also called swish)."""
+    return x * sigmoid(x)
+
+
+def _max_shift(x, axis):
+    """max over axis (keepdims), replaced by 0 where it is not finite (all -inf rows)."""
+    m = fnp.max(x, axis=axis, keepdims=True)
+    return fnp.where(fnp.isfinite(m), m, 0)
+
+
+def logsumexp(x, axis=-1, keepdims=False):
+    """log(sum(exp(x))) over axis, shifted by the max so that it cannot overflow."""
+    m = _max_shift(x, axis)
+    out = fnp.log(fnp.sum(fnp.exp(x - m), axis=axis, keepdims=True)) + m
+    return out if keepdims else fnp.squeeze(out, axis=axis)
+
+
+def log_softmax(x, axis=-1):
+    """x - logsumexp(x) over axis, in the shifted form."""
+    shifted = x - _max_shift(x, axis)
+    return shifted - fnp.log(fnp.sum(fnp.exp(shifted), axis=axis, keepdims=True))
+
+
+def softmax(x, axis=-1):
+    """exp(x) / sum(exp(x)) over axis, in the shifted form."""
+    e = fnp.exp(x - _max_shift(x, axis))
+    return e / fnp.sum(e, axis=axis, keepdims=True)
+
+
+def one_hot(labels, num_classes, dtype=np.float64, axis=-1):
+    """Integer labels to one-hot vectors along a new `axis`."""
+    classes = fnp.arange(num_classes)
+    hot = fnp.equal(fnp.expand_dims(labels, -1), classes)
+    if axis not in (-1, fnp.ndim(hot) - 1):
+        hot = fnp.moveaxis(hot, -1, axis)
+    return fnp.astype(hot, dtype)
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return fnp.mean(loss)
+    if reduction == "sum":
+        return fnp.sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', not {reduction!r}")
+
+
+def cross_entropy(logits, labels, reduction="mean", axis=-1):
+    """Softmax cross-entropy of `logits` against integer class `labels` (or class probabilities
+    of the logits' shape). A single example (1-d logits, 0-d label) works too, so this can be
+    used per example inside vmap."""
+    logp = log_softmax(logits, axis=axis)
+    if dtype_of(labels).kind in "biu":
+        n = fnp.shape(logits)[axis]
+        labels = one_hot(labels, n, dtype=dtype_of(logp), axis=axis)
+    return _reduce(-fnp.sum(labels * logp, axis=axis), reduction)
+
+
+def mse_loss(pred, target, reduction="mean"):
+    """Mean (or sum, or elementwise) squared error."""
+    diff = pred - target
+    return _reduce(diff * diff, reduction)
+
+
+__all__ = ["relu", "gelu", "sigmoid", "softplus", "silu", "softmax", "log_softmax", "logsumexp",
+           "one_hot", "cross_entropy", "mse_loss"]

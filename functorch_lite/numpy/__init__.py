@@ -1,0 +1,36 @@
+"""functorch_lite.numpy: NumPy's names, working on plain arrays and on every transform level.
+
+Like `jax.numpy`: the same functions are reached by `np.*` calls on wrappers through NumPy's
+dispatch protocols. Functions return plain arrays when given plain arrays.
+"""
+from ..ops.elementwise import (  # noqa: F401  (primitives with NumPy's own signatures)
+    negative, positive, abs, sign, exp, exp2, expm1, log, log2, log10, log1p, sqrt, cbrt,
+    square, reciprocal, sin, cos, tan, arcsin, arccos, arctan, sinh, cosh, tanh, arcsinh,
+    arccosh, arctanh, floor, ceil, rint, trunc, isnan, isinf, isfinite, logical_not, real, imag,
+    conj, add, subtract, multiply, divide, floor_divide, remainder, power, maximum, minimum,
+    fmax, fmin, arctan2, hypot, logaddexp, logaddexp2, copysign, equal, not_equal, less,
+    less_equal, greater, greater_equal, logical_and, logical_or, logical_xor)
+from ._elementwise import (  # noqa: F401
+    float_power, clip, where, round, around, astype, true_divide, mod, absolute, conjugate)
+from ._reductions import (  # noqa: F401
+    sum, prod, max, min, amax, amin, argmax, argmin, all, any, cumsum, cumprod, mean, var, std,
+    sort, argsort)
+from ._shape import (  # noqa: F401
+    reshape, ravel, transpose, moveaxis, swapaxes, expand_dims, squeeze, broadcast_to,
+    broadcast_shapes, broadcast_arrays, concatenate, stack, hstack, vstack, split, array_split,
+    flip, roll, tile, repeat, pad, diagonal, trace, tril, triu, atleast_1d, atleast_2d)
+from ._indexing import (  # noqa: F401
+    getitem, at, take, take_along_axis, put_along_axis, add_along_axis, nonzero, argwhere)
+from ._products import matmul, dot, vdot, inner, outer, tensordot, einsum  # noqa: F401
+from ._creation import (  # noqa: F401
+    zeros, ones, empty, full, zeros_like, ones_like, empty_like, full_like, arange, linspace, eye,
+    asarray, array)
+from ._util import shape, ndim, size  # noqa: F401
+from . import linalg  # noqa: F401
+from numpy import pi, e, inf, nan, newaxis, float16, float32, float64, complex64, complex128, \
+    int8, int16, int32, int64, uint8, bool_, dtype, finfo, iinfo  # noqa: F401
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in {
+    "linalg", "pi", "e", "inf", "nan", "newaxis", "float16", "float32", "float64", "complex64",
+    "complex128", "int8", "int16", "int32", "int64", "uint8", "bool_", "dtype", "finfo",
+    "iinfo", "getitem", "at", "add_along_axis"}]

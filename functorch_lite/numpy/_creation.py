@@ -1,0 +1,88 @@
+"""Array creation. These take no wrapper operands and return plain arrays: a constant is the same
+for every example and has no derivative. `*_like` of a wrapper uses its logical shape and dtype."""
+import numpy as np
+
+from ..backend import module_of
+from ..tensor import Tensor
+from ._util import dtype_of, shape, xp_of
+
+
+def _xp(like):
+    return np if like is None else xp_of(like)
+
+
+def zeros(shape, dtype=float, order="C", *, like=None):
+    return _xp(like).zeros(shape, dtype=dtype, order=order)
+
+
+def ones(shape, dtype=None, order="C", *, like=None):
+    return _xp(like).ones(shape, dtype=dtype, order=order)
+
+
+def empty(shape, dtype=float, order="C", *, like=None):
+    return _xp(like).empty(shape, dtype=dtype, order=order)
+
+
+def full(shape, fill_value, dtype=None, order="C", *, like=None):
+    if isinstance(fill_value, Tensor):
+        raise TypeError("full() needs a concrete fill_value; for a traced value use "
+                        "fnp.broadcast_to(value, shape)")
+    return _xp(like).full(shape, fill_value, dtype=dtype, order=order)
+
+
+def _like(a, dtype, shape_arg):
+    return (shape(a) if shape_arg is None else shape_arg,
+            dtype_of(a) if dtype is None else dtype, xp_of(a))
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    s, dt, xp = _like(a, dtype, shape)
+    return xp.zeros(s, dtype=dt)
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    s, dt, xp = _like(a, dtype, shape)
+    return xp.ones(s, dtype=dt)
+
+
+def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    s, dt, xp = _like(a, dtype, shape)
+    return xp.empty(s, dtype=dt)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    s, dt, xp = _like(a, dtype, shape)
+    return xp.full(s, fill_value, dtype=dt)
+
+
+def arange(start, stop=None, step=None, dtype=None, *, like=None):
+    args = [v for v in (start, stop, step) if v is not None]
+    return _xp(like).arange(*args, dtype=dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+
+
+def eye(N, M=None, k=0, dtype=float, order="C", *, like=None):
+    return _xp(like).eye(N, M, k, dtype=dtype, order=order)
+
+
+def asarray(a, dtype=None, order=None, *, like=None, copy=None):
+    """Wrappers pass through (cast if dtype is given); anything else becomes a backend array."""
+    if isinstance(a, Tensor):
+        from ._elementwise import astype
+        return a if dtype is None or dtype_of(a) == np.dtype(dtype) else astype(a, dtype)
+    if like is None and hasattr(a, "shape"):
+        return module_of(a).asarray(a, dtype=dtype)
+    return _xp(like).asarray(a, dtype=dtype)
+
+
+def array(object, dtype=None, *, copy=True, like=None, ndmin=0):
+    if isinstance(object, Tensor):
+        return asarray(object, dtype)
+    if isinstance(object, (list, tuple)) and any(isinstance(o, Tensor) for o in object):
+        from ._shape import stack
+        return stack([asarray(o, dtype) for o in object])
+    xp = module_of(object) if like is None and hasattr(object, "shape") else _xp(like)
+    return xp.array(object, dtype=dtype, copy=copy, ndmin=ndmin)

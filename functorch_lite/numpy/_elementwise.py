@@ -1,0 +1,60 @@
+"""Elementwise functions that are composites of primitives."""
+import numpy as np
+
+from ..ops import elementwise as ew
+from ._util import dtype_of, reject, is_wrapper
+
+
+def float_power(x1, x2):
+    """power computed in float64 (complex128 for complex inputs), as numpy.float_power."""
+    def widen(x):
+        if not (is_wrapper(x) or hasattr(x, "dtype")):
+            return x
+        target = np.complex128 if dtype_of(x).kind == "c" else np.float64
+        return ew.astype(x, dtype=target) if dtype_of(x) != target else x
+    return ew.power(widen(x1), widen(x2))
+
+
+def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
+         max=np._NoValue):
+    """Clamp into [a_min, a_max]: minimum(maximum(a, a_min), a_max), as numpy.clip."""
+    reject("clip", out=out)
+    lo = a_min if a_min is not np._NoValue else min
+    hi = a_max if a_max is not np._NoValue else max
+    lo = None if lo is np._NoValue else lo
+    hi = None if hi is np._NoValue else hi
+    if lo is None and hi is None:
+        raise ValueError("One of max or min must be given")
+    x = a
+    if lo is not None:
+        x = ew.maximum(x, lo)
+    if hi is not None:
+        x = ew.minimum(x, hi)
+    return x
+
+
+def where(condition, x=None, y=None):
+    """Elementwise choice; `where(condition)` alone is nonzero(condition)."""
+    if x is None and y is None:
+        from ._indexing import nonzero
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    return ew.where(condition, x, y)
+
+
+def round(a, decimals=0, out=None):
+    reject("round", out=out)
+    return ew.round(a, decimals=decimals)
+
+
+def astype(x, dtype, /, *, copy=True):
+    """Cast to dtype (numpy.astype)."""
+    return ew.astype(x, dtype=np.dtype(dtype))
+
+
+true_divide = ew.divide
+mod = ew.remainder
+absolute = ew.abs
+conjugate = ew.conj
+around = round

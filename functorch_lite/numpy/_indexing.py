@@ -1,0 +1,170 @@
+"""Indexing: `x[idx]`, functional `.at[idx]` updates, take, take_along_axis, put_along_axis."""
+import numpy as np
+
+from ..ops import elementwise as ew
+from ..ops.indexing import ARRAY, getitem as getitem_p, scatter as scatter_p
+from ..tensor import Tensor
+from ._util import as_operand, ndim, normalize_axis, shape, xp_of
+
+
+def parse_index(idx, xp=np):
+    """Split a NumPy index into (static index with ARRAY slots, array operands). Lists and
+    booleans become arrays of `xp` (the indexed value's array module)."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    static, arrays = [], []
+    for item in idx:
+        if item is None or item is Ellipsis or isinstance(item, (int, np.integer)) and \
+                not isinstance(item, (bool, np.bool_)):
+            static.append(int(item) if isinstance(item, (int, np.integer)) else item)
+        elif isinstance(item, slice):
+            for bound in (item.start, item.stop, item.step):
+                if isinstance(bound, Tensor):
+                    raise TypeError("slice bounds must be Python ints, not traced values; "
+                                    "use fnp.take or integer-array indexing for dynamic indices")
+            static.append(item)
+        else:
+            if isinstance(item, (list, tuple, bool, np.bool_)):
+                item = xp.asarray(item)
+            static.append(ARRAY)
+            arrays.append(item)
+    return tuple(static), arrays
+
+
+def getitem(a, idx):
+    """a[idx] for ints, slices, None, Ellipsis, integer arrays and boolean masks."""
+    index, arrays = parse_index(idx, xp_of(a))
+    return getitem_p(a, *arrays, index=index)
+
+
+class _IndexUpdateRef:
+    """`x.at[idx]`: the functional updates of JAX (`set`, `add`, `multiply`, ...)."""
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array, self.index = array, index
+
+    def _update(self, values, mode):
+        index, arrays = parse_index(self.index, xp_of(self.array))
+        return scatter_p(self.array, values, *arrays, index=index, mode=mode)
+
+    def get(self):
+        return getitem(self.array, self.index)
+
+    def set(self, values):
+        """A copy with x[idx] = values."""
+        return self._update(values, "set")
+
+    def add(self, values):
+        """A copy with values added at idx; repeated indices accumulate (as np.add.at)."""
+        return self._update(values, "add")
+
+    def subtract(self, values):
+        return self._update(ew.negative(values), "add")
+
+    def multiply(self, values):
+        """A copy with x[idx] multiplied by values; repeated indices accumulate."""
+        return self._update(values, "multiply")
+
+    def divide(self, values):
+        return self._update(ew.reciprocal(values), "multiply")
+
+    def min(self, values):
+        """A copy with x[idx] = minimum(x[idx], values), accumulating over repeats."""
+        return self._update(values, "min")
+
+    def max(self, values):
+        """A copy with x[idx] = maximum(x[idx], values), accumulating over repeats."""
+        return self._update(values, "max")
+
+
+class _IndexUpdateHelper:
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, idx):
+        return _IndexUpdateRef(self.array, idx)
+
+
+def at(x):
+    """Functional updates of `x` (an array or wrapper): `fnp.at(x)[idx].set(v)` is
+    `x.at[idx].set(v)` and also works on plain arrays."""
+    return _IndexUpdateHelper(as_operand(x))
+
+
+def take(a, indices, axis=None, out=None, mode=None):
+    if out is not None or mode is not None:
+        raise TypeError("functorch_lite.numpy.take does not support out= or mode=")
+    a = as_operand(a)
+    if axis is None:
+        from ._shape import ravel
+        a, axis = ravel(a), 0
+    axis = normalize_axis(axis, ndim(a))
+    return getitem(a, (slice(None),) * axis + (indices,))  # lists: arrays of a.xp
+
+
+def _along_axis_index(arr, indices, axis):
+    """The advanced index that pairs `indices` with broadcast aranges on the other axes."""
+    nd = ndim(arr)
+    if ndim(indices) != nd:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    xp = xp_of(arr)
+    idx_shape = shape(indices)
+    index = []
+    for dim in range(nd):
+        if dim == axis:
+            index.append(indices)
+        else:
+            fancy = [1] * nd
+            fancy[dim] = idx_shape[dim]
+            index.append(xp.arange(idx_shape[dim]).reshape(fancy))
+    return tuple(index)
+
+
+def take_along_axis(arr, indices, axis):
+    arr, indices = as_operand(arr), as_operand(indices)
+    if axis is None:
+        from ._shape import ravel
+        arr, axis = ravel(arr), 0
+    axis = normalize_axis(axis, ndim(arr))
+    return getitem(arr, _along_axis_index(arr, indices, axis))
+
+
+def put_along_axis(arr, indices, values, axis, inplace=False, mode=None):
+    """A copy of arr with values put at indices along axis (jax.numpy's functional form:
+    NumPy's in-place version would mutate, so inplace=True is refused)."""
+    if inplace:
+        raise TypeError("put_along_axis(..., inplace=True) would mutate its input; "
+                        "functorch_lite returns the updated copy (pass inplace=False)")
+    arr, indices = as_operand(arr), as_operand(indices)
+    axis = normalize_axis(axis, ndim(arr))
+    return at(arr)[_along_axis_index(arr, indices, axis)].set(values)
+
+
+def add_along_axis(arr, indices, values, axis):
+    """A copy of arr with values added at indices along axis; repeated indices accumulate
+    (the scatter-add transpose of take_along_axis)."""
+    arr, indices = as_operand(arr), as_operand(indices)
+    axis = normalize_axis(axis, ndim(arr))
+    return at(arr)[_along_axis_index(arr, indices, axis)].add(values)
+
+
+def nonzero(a):
+    """Indices of the nonzero elements. The result's shape depends on the values, so this
+    needs a concrete array: it is refused under vmap."""
+    a = _concrete(a)
+    return xp_of(a).nonzero(a)
+
+
+def argwhere(a):
+    a = _concrete(a)
+    return xp_of(a).argwhere(a)
+
+
+def _concrete(a):
+    if isinstance(a, Tensor):
+        return a._concretize("array")
+    return a if hasattr(a, "shape") else np.asarray(a)

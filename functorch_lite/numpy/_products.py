@@ -1,0 +1,110 @@
+"""Products: matmul and einsum are primitives; dot, vdot, inner, outer, tensordot compose them."""
+import string
+
+import numpy as np
+
+from ..ops import elementwise as ew, linalg as la, reductions as red
+from ._util import as_operand, ndim, normalize_axis, shape
+from ._shape import ravel, reshape, transpose
+
+matmul = la.matmul
+
+
+def tensordot(a, b, axes=2):
+    """Contract `axes` of a with those of b: moved together, reshaped, one matmul."""
+    a, b = as_operand(a), as_operand(b)
+    na, nb = ndim(a), ndim(b)
+    if isinstance(axes, (int, np.integer)):
+        axes_a, axes_b = list(range(na - axes, na)), list(range(axes))
+    else:
+        axes_a, axes_b = axes
+        axes_a = [axes_a] if isinstance(axes_a, (int, np.integer)) else list(axes_a)
+        axes_b = [axes_b] if isinstance(axes_b, (int, np.integer)) else list(axes_b)
+    axes_a = [normalize_axis(ax, na) for ax in axes_a]
+    axes_b = [normalize_axis(ax, nb) for ax in axes_b]
+    sa, sb = shape(a), shape(b)
+    if len(axes_a) != len(axes_b) or any(sa[i] != sb[j] for i, j in zip(axes_a, axes_b)):
+        raise ValueError("shape-mismatch for sum")
+    free_a = [i for i in range(na) if i not in axes_a]
+    free_b = [j for j in range(nb) if j not in axes_b]
+    k = int(np.prod([sa[i] for i in axes_a], dtype=np.int64))
+    out_shape = tuple(sa[i] for i in free_a) + tuple(sb[j] for j in free_b)
+    a2 = reshape(transpose(a, free_a + axes_a), (-1, k) if k else
+                 (int(np.prod([sa[i] for i in free_a], dtype=np.int64)), 0))
+    b2 = reshape(transpose(b, axes_b + free_b), (k, -1) if k else
+                 (0, int(np.prod([sb[j] for j in free_b], dtype=np.int64))))
+    return reshape(la.matmul(a2, b2), out_shape)
+
+
+def dot(a, b, out=None):
+    """NumPy's dot: a product of scalars, vectors, matrices, or a sum over the last axis of a
+    and the second-to-last of b."""
+    if out is not None:
+        raise TypeError("functorch_lite.numpy.dot does not support out=")
+    a, b = as_operand(a), as_operand(b)
+    na, nb = ndim(a), ndim(b)
+    if na == 0 or nb == 0:
+        return ew.multiply(a, b)
+    if nb <= 2 and na <= 2:
+        return la.matmul(a, b)
+    return tensordot(a, b, axes=([na - 1], [nb - 2 if nb >= 2 else 0]))
+
+
+def vdot(a, b):
+    """Sum of conj(a) * b over the flattened inputs."""
+    return red.sum(ew.multiply(ew.conj(ravel(a)), ravel(b)))
+
+
+def inner(a, b):
+    a, b = as_operand(a), as_operand(b)
+    if ndim(a) == 0 or ndim(b) == 0:
+        return ew.multiply(a, b)
+    return tensordot(a, b, axes=([-1], [-1]))
+
+
+def outer(a, b, out=None):
+    if out is not None:
+        raise TypeError("functorch_lite.numpy.outer does not support out=")
+    return ew.multiply(reshape(ravel(a), (-1, 1)), reshape(ravel(b), (1, -1)))
+
+
+def _normalize_subscripts(subscripts, operands):
+    """Explicit subscripts with no ellipsis ('ij,jk->ik'), as the einsum primitive takes them."""
+    subscripts = subscripts.replace(" ", "")
+    if "->" in subscripts:
+        inputs, output = subscripts.split("->")
+    else:
+        inputs, output = subscripts, None
+    terms = inputs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum: {len(terms)} operand subscripts for {len(operands)} operands")
+    used = set(subscripts) - set(".,->")
+    spare = [c for c in string.ascii_letters if c not in used]
+    ell_nd = max((ndim(op) - len(t.replace("...", "")) for t, op in zip(terms, operands)
+                  if "..." in t), default=0)
+    ell = "".join(spare[:ell_nd])
+    expanded = []
+    for t, op in zip(terms, operands):
+        if "..." in t:
+            k = ndim(op) - len(t.replace("...", ""))
+            t = t.replace("...", ell[ell_nd - k:] if k else "")
+        if len(t) != ndim(op):
+            raise ValueError(f"einsum: subscripts {t!r} do not match an operand of "
+                             f"rank {ndim(op)}")
+        expanded.append(t)
+    if output is None:
+        counts = {}
+        for t in expanded:
+            for c in t:
+                counts[c] = counts.get(c, 0) + 1
+        output = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    else:
+        output = output.replace("...", ell)
+    return ",".join(expanded) + "->" + output
+
+
+def einsum(subscripts, *operands, optimize=False):
+    """Einstein summation, explicit ('ij,jk->ik') or implicit ('ij,jk') form, with ellipsis."""
+    operands = [as_operand(op) for op in operands]
+    return la.einsum(*operands, subscripts=_normalize_subscripts(subscripts, operands),
+                     optimize=optimize)

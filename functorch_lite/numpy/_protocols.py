@@ -1,0 +1,65 @@
+"""NumPy's dispatch protocols: `np.sin(wrapper)`, `np.sum(wrapper)`, `ndarray + wrapper`, ...
+route to the functorch_lite.numpy function of the same name."""
+import functools
+
+import numpy as np
+
+from ._util import dtype_of
+
+_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+           "logical_and": "all", "logical_or": "any"}
+_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
+_BOOL_BITWISE = {"bitwise_and": "logical_and", "bitwise_or": "logical_or",
+                 "bitwise_xor": "logical_xor", "invert": "logical_not"}
+_HOW_TO_EXTEND = ("define it as a primitive with functorch_lite.defop and give it rules "
+                  "(see docs/extending.md), or call it outside the transform")
+
+
+@functools.cache
+def _function_table():
+    """numpy function object -> our implementation, for every name both namespaces share."""
+    from .. import numpy as fnp
+    table = {}
+    for name in fnp.__all__:
+        ours, theirs = getattr(fnp, name), getattr(np, name, None)
+        if callable(theirs) and not isinstance(theirs, type):
+            table[theirs] = ours
+    for name in fnp.linalg.__all__:
+        theirs = getattr(np.linalg, name, None)
+        if callable(theirs) and not isinstance(theirs, type):
+            table[theirs] = getattr(fnp.linalg, name)
+    return table
+
+
+def array_function(func, args, kwargs):
+    impl = _function_table().get(func)
+    if impl is None:
+        module = func.__module__ or "numpy"
+        raise TypeError(f"{module}.{func.__name__} is not supported on functorch_lite values; "
+                        + _HOW_TO_EXTEND)
+    return impl(*args, **kwargs)
+
+
+def array_ufunc(ufunc, method, inputs, kwargs):
+    from .. import numpy as fnp
+    if kwargs.get("out") is not None:
+        raise TypeError(f"numpy.{ufunc.__name__}(..., out=...) would write in place; "
+                        "transforms are functional: use the return value")
+    if method == "__call__":
+        name = ufunc.__name__
+        if name in _BOOL_BITWISE and all(dtype_of(i) == np.bool_ for i in inputs):
+            name = _BOOL_BITWISE[name]  # ndarray & wrapper on booleans: the logical op
+        impl = getattr(fnp, name, None)
+        if impl is not None:
+            return impl(*inputs, **kwargs)
+    elif method == "reduce" and ufunc.__name__ in _REDUCE:
+        kwargs.setdefault("axis", 0)
+        return getattr(fnp, _REDUCE[ufunc.__name__])(*inputs, **kwargs)
+    elif method == "accumulate" and ufunc.__name__ in _ACCUMULATE:
+        kwargs.setdefault("axis", 0)
+        return getattr(fnp, _ACCUMULATE[ufunc.__name__])(*inputs, **kwargs)
+    elif method == "at":
+        raise TypeError(f"numpy.{ufunc.__name__}.at writes in place; use the functional "
+                        "x.at[idx].add(v) (or fnp.at(x)[idx].add(v)) instead")
+    name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+    raise TypeError(f"numpy.{name} is not supported on functorch_lite values; " + _HOW_TO_EXTEND)

@@ -1,0 +1,130 @@
+"""Reductions with NumPy's signatures: primitives plus mean/var/std as composites."""
+import numpy as np
+
+from ..ops import elementwise as ew, reductions as red
+from ._util import dtype_of, normalize_axes, reject, shape
+
+
+def _axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    if out is not None or initial is not None or where is not None:
+        reject("sum", out=out, initial=initial, where=where)
+    return red.sum(a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    reject("prod", out=out, initial=initial, where=where)
+    return red.prod(a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    reject("max", out=out, initial=initial, where=where)
+    return red.max(a, axis=_axis(axis), keepdims=keepdims)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    reject("min", out=out, initial=initial, where=where)
+    return red.min(a, axis=_axis(axis), keepdims=keepdims)
+
+
+amax, amin = max, min
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    reject("argmax", out=out)
+    return red.argmax(a, axis=axis, keepdims=keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    reject("argmin", out=out)
+    return red.argmin(a, axis=axis, keepdims=keepdims)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=None):
+    reject("all", out=out, where=where)
+    return red.all(a, axis=_axis(axis), keepdims=keepdims)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=None):
+    reject("any", out=out, where=where)
+    return red.any(a, axis=_axis(axis), keepdims=keepdims)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    reject("cumsum", out=out)
+    return red.cumsum(a, axis=axis, dtype=dtype)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    reject("cumprod", out=out)
+    return red.cumprod(a, axis=axis, dtype=dtype)
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    reject("sort", order=order)
+    if axis is None:
+        from ._shape import ravel
+        a, axis = ravel(a), -1
+    return red.sort(a, axis=axis)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    reject("argsort", order=order)
+    if axis is None:
+        from ._shape import ravel
+        a, axis = ravel(a), -1
+    return red.argsort(a, axis=axis)
+
+
+def _count(a, axis):
+    s = shape(a)
+    n = 1
+    for ax in normalize_axes(axis, len(s)):
+        n *= s[ax]
+    return n
+
+
+def _mean_dtype(a, dtype):
+    if dtype is not None:
+        return np.dtype(dtype)
+    dt = dtype_of(a)
+    return np.dtype(np.float64) if dt.kind in "biu" else None
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """sum / count, accumulating integers in float64 as NumPy does."""
+    reject("mean", out=out, where=where)
+    axis = _axis(axis)
+    total = red.sum(a, axis=axis, keepdims=keepdims, dtype=_mean_dtype(a, dtype))
+    return ew.divide(total, _count(a, axis))
+
+
+_mean = mean
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        mean=None, correction=None):
+    """mean(|a - mean(a)|**2) with `ddof` (or `correction`) degrees of freedom removed."""
+    reject("var", out=out, where=where, mean=mean)
+    if correction is not None:
+        ddof = correction
+    axis = _axis(axis)
+    dtype = _mean_dtype(a, dtype)
+    centered = ew.subtract(a, _mean(a, axis=axis, dtype=dtype, keepdims=True))
+    if dtype_of(centered).kind == "c":
+        sq = ew.real(ew.multiply(centered, ew.conj(centered)))
+    else:
+        sq = ew.multiply(centered, centered)
+    total = red.sum(sq, axis=axis, keepdims=keepdims, dtype=dtype)
+    n = _count(a, axis) - ddof
+    return ew.divide(total, n if n > 0 else 0)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        mean=None, correction=None):
+    """sqrt(var(a))."""
+    return ew.sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                       where=where, mean=mean, correction=correction))

@@ -1,0 +1,248 @@
+"""Shape functions with NumPy's signatures, over the shape primitives."""
+import numpy as np
+
+from ..ops import elementwise as ew, reductions as red, shape as sh
+from ._util import as_operand, dtype_of, xp_of, ndim, normalize_axes, normalize_axis, shape
+
+
+def _tuple(shape_arg):
+    if isinstance(shape_arg, (int, np.integer)):
+        return (int(shape_arg),)
+    return tuple(int(d) for d in shape_arg)
+
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    if shape is None:
+        shape = newshape
+    return sh.reshape(as_operand(a), shape=_tuple(shape), order=order)
+
+
+def ravel(a, order="C"):
+    return sh.reshape(as_operand(a), shape=(-1,), order=order)
+
+
+def flatten(a, order="C"):
+    return ravel(a, order)
+
+
+def transpose(a, axes=None):
+    a = as_operand(a)
+    if axes is not None:
+        axes = tuple(normalize_axis(ax, ndim(a)) for ax in axes)
+    return sh.transpose(a, axes=axes)
+
+
+def moveaxis(a, source, destination):
+    a = as_operand(a)
+    nd = ndim(a)
+    source = normalize_axes(source, nd)
+    destination = normalize_axes(destination, nd)
+    if len(source) != len(destination):
+        raise ValueError("`source` and `destination` arguments must have the same number "
+                         "of elements")
+    order = [i for i in range(nd) if i not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return sh.transpose(a, axes=tuple(order))
+
+
+def swapaxes(a, axis1, axis2):
+    a = as_operand(a)
+    nd = ndim(a)
+    axes = list(range(nd))
+    i, j = normalize_axis(axis1, nd), normalize_axis(axis2, nd)
+    axes[i], axes[j] = axes[j], axes[i]
+    return sh.transpose(a, axes=tuple(axes))
+
+
+def expand_dims(a, axis):
+    a = as_operand(a)
+    s = shape(a)
+    axes = normalize_axes(axis, len(s) + (len(axis) if isinstance(axis, (tuple, list)) else 1))
+    it = iter(s)
+    new = tuple(1 if i in axes else next(it) for i in range(len(s) + len(axes)))
+    return sh.reshape(a, shape=new)
+
+
+def squeeze(a, axis=None):
+    a = as_operand(a)
+    s = shape(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(s) if d == 1)
+    else:
+        axes = normalize_axes(axis, len(s))
+        for ax in axes:
+            if s[ax] != 1:
+                raise ValueError("cannot select an axis to squeeze out which has size not "
+                                 "equal to one")
+    return sh.reshape(a, shape=tuple(d for i, d in enumerate(s) if i not in axes))
+
+
+def broadcast_to(array, shape, subok=False):
+    return sh.broadcast_to(as_operand(array), shape=_tuple(shape))
+
+
+def broadcast_shapes(*shapes):
+    return np.broadcast_shapes(*shapes)
+
+
+def broadcast_arrays(*args, subok=False):
+    target = np.broadcast_shapes(*(shape(a) for a in args))
+    return tuple(a if shape(a) == target else broadcast_to(a, target) for a in args)
+
+
+def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if out is not None:
+        raise TypeError("functorch_lite.numpy.concatenate does not support out=")
+    arrays = [as_operand(a) for a in arrays]
+    if axis is None:
+        arrays, axis = [ravel(a) for a in arrays], 0
+    out = sh.concatenate(*arrays, axis=axis)
+    return out if dtype is None else ew.astype(out, dtype=np.dtype(dtype))
+
+
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    arrays = [as_operand(a) for a in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    shapes = {shape(a) for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    axis = normalize_axis(axis, ndim(arrays[0]) + 1)
+    return concatenate([expand_dims(a, axis) for a in arrays], axis=axis, out=out, dtype=dtype)
+
+
+def atleast_1d(*arys):
+    res = [reshape(a, (1,)) if ndim(a) == 0 else as_operand(a) for a in arys]
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def atleast_2d(*arys):
+    def two(a):
+        nd = ndim(a)
+        return reshape(a, (1, 1)) if nd == 0 else expand_dims(a, 0) if nd == 1 else as_operand(a)
+    res = [two(a) for a in arys]
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    arrs = [atleast_1d(a) for a in tup]
+    return concatenate(arrs, axis=0 if ndim(arrs[0]) == 1 else 1, dtype=dtype)
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    return concatenate([atleast_2d(a) for a in tup], axis=0, dtype=dtype)
+
+
+def _split_points(n, indices_or_sections, strict):
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if strict and n % sections:
+            raise ValueError("array split does not result in an equal division")
+        each, extra = divmod(n, sections)
+        sizes = [each + 1] * extra + [each] * (sections - extra)
+        return list(np.cumsum([0] + sizes))
+    return [0] + [int(i) for i in indices_or_sections] + [n]
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    ary = as_operand(ary)
+    axis = normalize_axis(axis, ndim(ary))
+    n = shape(ary)[axis]
+    points = _split_points(n, indices_or_sections, strict=False)
+    from ._indexing import getitem
+    lead = (slice(None),) * axis
+    return [getitem(ary, lead + (slice(lo, hi),)) for lo, hi in zip(points[:-1], points[1:])]
+
+
+def split(ary, indices_or_sections, axis=0):
+    ary = as_operand(ary)
+    n = shape(ary)[normalize_axis(axis, ndim(ary))]
+    _split_points(n, indices_or_sections, strict=True)
+    return array_split(ary, indices_or_sections, axis)
+
+
+def flip(m, axis=None):
+    m = as_operand(m)
+    axes = normalize_axes(axis, ndim(m))
+    from ._indexing import getitem
+    return getitem(m, tuple(slice(None, None, -1) if i in axes else slice(None)
+                            for i in range(ndim(m))))
+
+
+def roll(a, shift, axis=None):
+    a = as_operand(a)
+    if axis is None:
+        return reshape(sh.roll(ravel(a), shift=shift, axis=0), shape(a))
+    if isinstance(axis, (tuple, list)):
+        axis = tuple(normalize_axis(ax, ndim(a)) for ax in axis)
+        shift = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,) * len(axis)
+    else:
+        axis = normalize_axis(axis, ndim(a))
+    return sh.roll(a, shift=shift, axis=axis)
+
+
+def tile(A, reps):
+    A = as_operand(A)
+    reps = _tuple(reps)
+    s = shape(A)
+    nd = max(len(s), len(reps))
+    s = (1,) * (nd - len(s)) + s
+    reps = (1,) * (nd - len(reps)) + reps
+    x = reshape(A, sum(((1, d) for d in s), ()))
+    x = broadcast_to(x, sum(((r, d) for r, d in zip(reps, s)), ()))
+    return reshape(x, tuple(r * d for r, d in zip(reps, s)))
+
+
+def repeat(a, repeats, axis=None):
+    a = as_operand(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = normalize_axis(axis, ndim(a))
+    n = shape(a)[axis]
+    index = xp_of(a).asarray(np.repeat(np.arange(n), np.asarray(repeats)))
+    from ._indexing import take
+    return take(a, index, axis=axis)
+
+
+def pad(array, pad_width, mode="constant", constant_values=0):
+    if mode != "constant":
+        raise NotImplementedError(f"pad mode {mode!r} is not supported (only 'constant')")
+    array = as_operand(array)
+    nd = ndim(array)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (nd, 2))
+    return sh.pad(array, pad_width=tuple((int(b), int(e)) for b, e in widths),
+                  constant_values=constant_values)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    a = as_operand(a)
+    nd = ndim(a)
+    return sh.diagonal(a, offset=offset, axis1=normalize_axis(axis1, nd),
+                       axis2=normalize_axis(axis2, nd))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    if out is not None:
+        raise TypeError("functorch_lite.numpy.trace does not support out=")
+    return red.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def _triangle(m, k, lower):
+    m = as_operand(m)
+    rows, cols = shape(m)[-2:]
+    mask = np.tri(rows, cols, k if lower else k - 1, dtype=bool)
+    if not lower:
+        mask = ~mask
+    xp = xp_of(m)
+    return ew.where(xp.asarray(mask), m, xp.zeros((), dtype_of(m)))
+
+
+def tril(m, k=0):
+    return _triangle(m, k, lower=True)
+
+
+def triu(m, k=0):
+    return _triangle(m, k, lower=False)

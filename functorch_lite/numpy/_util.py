@@ -1,0 +1,68 @@
+"""Small helpers shared by the public NumPy-named functions."""
+import numpy as np
+
+from ..backend import module_of
+from ..tensor import Tensor
+
+
+def shape(a):
+    """The (logical) shape of an array, wrapper, scalar or nested list."""
+    return tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
+
+
+def ndim(a):
+    return len(shape(a))
+
+
+def size(a):
+    return int(np.prod(shape(a), dtype=np.int64))
+
+
+def dtype_of(a):
+    """NumPy's dtype of an array or wrapper; the NumPy 2 default for a Python scalar."""
+    dt = getattr(a, "dtype", None)
+    return np.dtype(dt) if dt is not None else np.asarray(a).dtype
+
+
+def normalize_axis(axis, nd, argname="axis"):
+    """A non-negative axis for rank `nd`, or an AxisError as NumPy raises."""
+    if not -nd <= axis < nd:
+        raise np.exceptions.AxisError(f"{argname} {axis} is out of bounds for array of "
+                                      f"dimension {nd}")
+    return axis % nd if nd else 0
+
+
+def normalize_axes(axis, nd):
+    """A tuple of non-negative axes for `axis` = None (all), an int, or a sequence."""
+    if axis is None:
+        return tuple(range(nd))
+    if isinstance(axis, (tuple, list)):
+        out = tuple(normalize_axis(a, nd) for a in axis)
+        if len(set(out)) != len(out):
+            raise ValueError("duplicate value in 'axis'")
+        return out
+    return (normalize_axis(axis, nd),)
+
+
+def as_operand(a):
+    """Wrappers and arrays pass; lists and tuples become NumPy arrays (as NumPy would)."""
+    if isinstance(a, (list, tuple)):
+        return np.asarray(a)
+    return a
+
+
+def is_wrapper(a):
+    return isinstance(a, Tensor)
+
+
+def reject(name, **unsupported):
+    """Refuse NumPy arguments that this library does not implement (out=, where=, ...)."""
+    for key, value in unsupported.items():
+        if value is not None and value is not np._NoValue:
+            raise TypeError(f"functorch_lite.numpy.{name} does not support the {key}= "
+                            "argument (transforms are functional: use the return value)")
+
+
+def xp_of(a):
+    """The array module (numpy or cupy) of an array or wrapper."""
+    return a.xp if isinstance(a, Tensor) else module_of(a)

@@ -1,0 +1,6 @@
+"""Primitives: each a name, a kernel against the array module `xp`, and (elsewhere) its rules.
+
+Positional operands, keyword static parameters (see dispatch.py). The NumPy-named public
+functions in `functorch_lite.numpy` are these primitives or composites of them.
+"""
+from . import elementwise, reductions, shape, indexing, linalg  # noqa: F401  (registers ops)

@@ -1,0 +1,22 @@
+"""Linear-algebra primitives: products and the numpy.linalg factorizations and solvers.
+All follow NumPy's stacking convention (leading dims are a batch of matrices)."""
+import numpy as np
+
+from ..dispatch import defop
+
+matmul = defop("matmul", lambda xp, a, b: xp.matmul(a, b), numpy_impl=np.matmul)
+einsum = defop("einsum", lambda xp, *operands, subscripts, optimize=False:
+               xp.einsum(subscripts, *operands, optimize=optimize),
+               doc="einsum with explicit subscripts and no ellipsis (the public einsum "
+                   "normalizes to that form).")
+solve = defop("solve", lambda xp, a, b: xp.linalg.solve(a, b))
+inv = defop("inv", lambda xp, a: xp.linalg.inv(a))
+det = defop("det", lambda xp, a: xp.linalg.det(a))
+slogdet = defop("slogdet", lambda xp, a: tuple(xp.linalg.slogdet(a)), multiple_results=True)
+cholesky = defop("cholesky", lambda xp, a: xp.linalg.cholesky(a))
+eigh = defop("eigh", lambda xp, a, UPLO="L": tuple(xp.linalg.eigh(a, UPLO)),
+             multiple_results=True)
+svd = defop("svd", lambda xp, a, full_matrices=True: tuple(xp.linalg.svd(a, full_matrices)),
+            multiple_results=True)
+qr = defop("qr", lambda xp, a, mode="reduced": tuple(xp.linalg.qr(a, mode)),
+           multiple_results=True)

@@ -1,0 +1,219 @@
+"""Tensor: the base of every wrapper, giving it the array interface users write against.
+
+A wrapper behaves like an array: Python operators, the common methods, indexing, `.at[]`
+updates, and NumPy's own functions through `__array_ufunc__` / `__array_function__`. Every one
+of those routes to an op of `functorch_lite.numpy`, and the op dispatches on the wrappers among
+its operands (see dispatch.py).
+
+A subclass provides `shape`, `dtype`, `xp` (the array module of the data it holds),
+`__tensor_function__` and `_concretize`. Transform wrappers derive from TransformTensor, which
+defers both to the interpreter that made the wrapper.
+"""
+import numpy as _np
+
+
+class Tensor:
+    """Base class of wrapper tensors (transform wrappers and user-defined ones).
+
+    `level` orders dispatch: an op offers itself to the highest-level wrapper type first. A
+    user-defined subclass has level 0 by default, so it sees an op after every running transform
+    has unwrapped its own level; set a larger class attribute to see ops earlier.
+    """
+
+    __slots__ = ()
+    level = 0
+    __array_priority__ = 1000
+    __hash__ = None  # unhashable, like numpy arrays
+
+    @classmethod
+    def __tensor_function__(cls, op, types, args, params):
+        """Handle `op(*args, **params)` or return NotImplemented to pass it on."""
+        return NotImplemented
+
+    def _concretize(self, kind):
+        raise TypeError(f"{type(self).__name__} cannot be converted to a concrete value")
+
+    @property
+    def xp(self):
+        return _np
+
+    # -- shape facts (logical: the per-example view under vmap) --
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d value")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d value")
+        return (self[i] for i in range(self.shape[0]))
+
+    # -- conversions: the interpreter decides (vmap refuses, reverse mode concretizes) --
+    def __bool__(self):
+        return self._concretize("bool")
+
+    def __float__(self):
+        return self._concretize("float")
+
+    def __int__(self):
+        return self._concretize("int")
+
+    def __complex__(self):
+        return self._concretize("complex")
+
+    def __index__(self):
+        return self._concretize("index")
+
+    def __array__(self, dtype=None, copy=None):
+        out = self._concretize("array")
+        return out if dtype is None else out.astype(dtype)
+
+    def item(self):
+        return self._concretize("float" if self.dtype.kind == "f" else
+                                "complex" if self.dtype.kind == "c" else
+                                "bool" if self.dtype.kind == "b" else "int")
+
+    def tolist(self):
+        return _np.asarray(self._concretize("array")).tolist()
+
+    # -- in-place writes are refused: transforms are functional --
+    def __setitem__(self, idx, value):
+        raise TypeError(
+            f"{type(self).__name__} does not support in-place item assignment (x[idx] = v); "
+            "use the functional form x = x.at[idx].set(v) (or fnp.at(x)[idx].set(v), which also "
+            "works on plain arrays)")
+
+    def _inplace(self, *_):
+        raise TypeError(f"{type(self).__name__} does not support in-place operators "
+                        "(x += y); write x = x + y")
+
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = __ifloordiv__ = __ipow__ = __imatmul__ = \
+        __imod__ = __iand__ = __ior__ = __ixor__ = _inplace
+
+    # -- NumPy protocols --
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .numpy._protocols import array_ufunc
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .numpy._protocols import array_function
+        return array_function(func, args, kwargs)
+
+    def __repr__(self):
+        return f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype})"
+
+
+class TransformTensor(Tensor):
+    """A wrapper made by a transform's interpreter; dispatch and conversions defer to it.
+
+    See Note [levels and escaped wrappers] in interpreter.py.
+    """
+
+    __slots__ = ("_interpreter",)
+
+    @property
+    def level(self):
+        return self._interpreter.level
+
+    @classmethod
+    def __tensor_function__(cls, op, types, args, params):
+        top = None
+        for a in args:
+            if isinstance(a, TransformTensor):
+                interp = a._interpreter
+                if not interp.alive:
+                    interp.check_alive(a)
+                if top is None or interp.level > top.level:
+                    top = interp
+        return top.process(op, args, params)
+
+    def _concretize(self, kind):
+        self._interpreter.check_alive(self)
+        return self._interpreter.concretize(self, kind)
+
+    def __repr__(self):
+        return (f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype}, "
+                f"level={self._interpreter.level})")
+
+
+def _install_array_methods():
+    """Python operators and ndarray-style methods, each a call into functorch_lite.numpy."""
+    from . import numpy as fnp
+
+    def binary(fn):
+        return (lambda self, other: fn(self, other)), (lambda self, other: fn(other, self))
+
+    for dunder, fn in [("add", fnp.add), ("sub", fnp.subtract), ("mul", fnp.multiply),
+                       ("truediv", fnp.true_divide), ("floordiv", fnp.floor_divide),
+                       ("mod", fnp.remainder), ("pow", fnp.power), ("matmul", fnp.matmul)]:
+        forward, reflected = binary(fn)
+        setattr(Tensor, f"__{dunder}__", forward)
+        setattr(Tensor, f"__r{dunder}__", reflected)
+
+    def logical(fn, symbol):
+        def forward(self, other):
+            _require_bool(self, other, symbol)
+            return fn(self, other)
+
+        def reflected(self, other):
+            _require_bool(self, other, symbol)
+            return fn(other, self)
+        return forward, reflected
+
+    for dunder, fn, symbol in [("and", fnp.logical_and, "&"), ("or", fnp.logical_or, "|"),
+                               ("xor", fnp.logical_xor, "^")]:
+        forward, reflected = logical(fn, symbol)
+        setattr(Tensor, f"__{dunder}__", forward)
+        setattr(Tensor, f"__r{dunder}__", reflected)
+
+    def invert(self):
+        _require_bool(self, True, "~")
+        return fnp.logical_not(self)
+
+    for dunder, fn in [("lt", fnp.less), ("le", fnp.less_equal), ("gt", fnp.greater),
+                       ("ge", fnp.greater_equal), ("eq", fnp.equal), ("ne", fnp.not_equal)]:
+        setattr(Tensor, f"__{dunder}__", binary(fn)[0])
+    Tensor.__neg__ = lambda self: fnp.negative(self)
+    Tensor.__pos__ = lambda self: fnp.positive(self)
+    Tensor.__abs__ = lambda self: fnp.abs(self)
+    Tensor.__invert__ = invert
+    Tensor.__getitem__ = lambda self, idx: fnp.getitem(self, idx)
+    Tensor.at = property(lambda self: fnp.at(self), doc="Functional updates: x.at[idx].set(v)")
+
+    def shape_args(args):
+        return args[0] if len(args) == 1 and not isinstance(args[0], int) else args
+
+    Tensor.reshape = lambda self, *shape, order="C": fnp.reshape(self, shape_args(shape), order)
+    Tensor.transpose = lambda self, *axes: fnp.transpose(self, shape_args(axes) if axes else None)
+    Tensor.T = property(lambda self: fnp.transpose(self))
+    Tensor.mT = property(lambda self: fnp.swapaxes(self, -1, -2))
+    Tensor.real = property(lambda self: fnp.real(self))
+    Tensor.imag = property(lambda self: fnp.imag(self))
+    for name in ["sum", "mean", "max", "min", "prod", "argmax", "argmin", "swapaxes", "squeeze",
+                 "clip", "cumsum", "cumprod", "all", "any", "var", "std", "ravel", "conj",
+                 "round", "repeat", "take", "diagonal", "trace", "dot", "flatten", "copy",
+                 "nonzero"]:
+        if hasattr(fnp, name):
+            setattr(Tensor, name, getattr(fnp, name))
+    Tensor.conjugate = fnp.conj
+    Tensor.flatten = lambda self, order="C": fnp.ravel(self, order)  # not a numpy function
+    Tensor.astype = lambda self, dtype, copy=True: fnp.astype(self, dtype)
+
+
+def _require_bool(a, b, symbol):
+    for v in (a, b):
+        dt = getattr(v, "dtype", None)
+        if dt is not None and dt != _np.bool_:
+            raise TypeError(f"the operator {symbol} is supported on boolean values only "
+                            f"(got {dt}); bitwise integer operations are not implemented")

@@ -1,0 +1,73 @@
+"""Comparison helpers shared by the test suite: results against references, dtype and shape
+included (a value that is right but of the wrong dtype or shape is wrong)."""
+import numpy as np
+
+from ..backend import module_of
+
+DEFAULT_TOLERANCE = {np.dtype(np.float16): (1e-3, 1e-3), np.dtype(np.float32): (1e-5, 1e-6),
+                     np.dtype(np.float64): (1e-7, 1e-10),
+                     np.dtype(np.complex64): (1e-5, 1e-6), np.dtype(np.complex128): (1e-7, 1e-10)}
+"""(rtol, atol) by result dtype; exact for integer and boolean results."""
+
+
+def default_tolerance(dtype):
+    return DEFAULT_TOLERANCE.get(np.dtype(dtype), (0.0, 0.0))
+
+
+def to_numpy(x):
+    """A NumPy array or scalar for a NumPy or CuPy value (other values unchanged)."""
+    if hasattr(x, "shape") and module_of(x) is not np:
+        return module_of(x).asnumpy(x)
+    return x
+
+
+def _is_sequence(x):
+    return isinstance(x, (tuple, list))
+
+
+def assert_close(actual, expected, rtol=None, atol=None, *, check_dtype=True,
+                 check_values=True, path="result"):
+    """Assert that `actual` matches `expected`: the same structure (tuples/lists/namedtuples
+    compared element by element), for arrays the same shape and dtype and values within
+    rtol/atol (NaNs and infinities must sit at the same places), for Python scalars the same
+    type and value. `rtol`/`atol` may be numbers or callables dtype -> number; by default they
+    come from DEFAULT_TOLERANCE. Values from CuPy are copied to the host first."""
+    actual, expected = to_numpy(actual), to_numpy(expected)
+    if _is_sequence(expected) or _is_sequence(actual):
+        if not (_is_sequence(expected) and _is_sequence(actual)):
+            raise AssertionError(f"{path}: got {type(actual).__name__}, expected "
+                                 f"{type(expected).__name__}")
+        if len(actual) != len(expected):
+            raise AssertionError(f"{path}: got {len(actual)} items, expected {len(expected)}")
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            assert_close(a, e, rtol, atol, check_dtype=check_dtype, check_values=check_values,
+                         path=f"{path}[{i}]")
+        return
+    if not isinstance(expected, (np.ndarray, np.generic)):
+        if type(actual) is not type(expected) or (check_values and actual != expected):
+            raise AssertionError(f"{path}: got {actual!r} ({type(actual).__name__}), expected "
+                                 f"{expected!r} ({type(expected).__name__})")
+        return
+    if not isinstance(actual, (np.ndarray, np.generic)):
+        raise AssertionError(f"{path}: got {type(actual).__name__} {actual!r}, expected an "
+                             f"array of dtype {expected.dtype}")
+    if actual.shape != expected.shape:
+        raise AssertionError(f"{path}: shape {actual.shape}, expected {expected.shape}")
+    if check_dtype and actual.dtype != expected.dtype:
+        raise AssertionError(f"{path}: dtype {actual.dtype}, expected {expected.dtype}")
+    if not check_values:
+        return
+    default_rtol, default_atol = default_tolerance(expected.dtype)
+    rtol = default_rtol if rtol is None else rtol(expected.dtype) if callable(rtol) else rtol
+    atol = default_atol if atol is None else atol(expected.dtype) if callable(atol) else atol
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True,
+                               err_msg=f"{path} (dtype {expected.dtype})", strict=False)
+
+
+def assert_matches_reference(info, sample, actual):
+    """Assert that `actual` (the op's result on `sample`) matches the entry's reference
+    computed on the sample's own (NumPy) leaves, with the entry's tolerances."""
+    expected = sample.call(info.ref)
+    assert_close(actual, expected, rtol=lambda dt: info.tolerance(dt)[0],
+                 atol=lambda dt: info.tolerance(dt)[1], check_values=info.check_values,
+                 path=f"{info.name}[{sample.name}]")

@@ -1,0 +1,173 @@
+"""Public checks of reverse mode against central finite differences.
+
+`gradcheck(f, args)` draws a random cotangent u for f's outputs, computes J^T u with `vjp`, and
+compares it with the finite-difference gradient of the scalar <u, f(x)>: element by element
+for small inputs, and along random directions v (the dot-product identity
+<J^T u, v> == d/de <u, f(x + e v)>) for large ones. `check_grad_transpose` is that identity
+alone. Only floating-point leaves are perturbed; integer leaves are left as they are.
+On failure they raise AssertionError naming the leaf and element.
+"""
+import numpy as np
+import optree
+
+_EPS = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-3, np.dtype(np.float16): 1e-2}
+
+
+def _is_float(x):
+    return isinstance(x, np.ndarray) and x.dtype.kind == "f"
+
+
+def _random_like(x, rng):
+    return rng.standard_normal(np.shape(x)).astype(np.asarray(x).dtype)
+
+
+def _pairing(u_leaves, out):
+    """<u, out> in float64 over the floating output leaves."""
+    total = 0.0
+    for u, o in zip(u_leaves, optree.tree_leaves(out)):
+        if u is not None:
+            total += float(np.sum(np.asarray(u, np.float64) * np.asarray(o, np.float64)))
+    return total
+
+
+def _cotangents(f, args, rng):
+    """(out, random u leaves (None for non-float outputs), u as a pytree like out)."""
+    out = f(*args)
+    leaves, spec = optree.tree_flatten(out)
+    u = [_random_like(o, rng) if np.asarray(o).dtype.kind == "f" else None for o in leaves]
+    u_tree = spec.unflatten([np.zeros(np.shape(o), np.asarray(o).dtype) if v is None else v
+                             for v, o in zip(u, leaves)])
+    return out, u, u_tree
+
+
+def _vjp_leaves(f, args, u_tree):
+    """J^T u for the floating leaves of args (None for the others), by vjp."""
+    from ..transforms.reverse import vjp
+    leaves, spec = optree.tree_flatten(args)
+    diff = [k for k, x in enumerate(leaves) if _is_float(x)]
+
+    def f_of_floats(*floats):
+        new = list(leaves)
+        for k, x in zip(diff, floats):
+            new[k] = x
+        return f(*spec.unflatten(new))
+    _, vjp_fn = vjp(f_of_floats, *(leaves[k] for k in diff))
+    got = [None] * len(leaves)
+    for k, g in zip(diff, vjp_fn(u_tree)):
+        got[k] = g
+    return got
+
+
+def _eps_for_call(leaves, out):
+    """A step suited to the lowest precision among the float inputs and outputs."""
+    dts = [x.dtype for x in leaves if _is_float(x)]
+    dts += [np.asarray(o).dtype for o in optree.tree_leaves(out)
+            if np.asarray(o).dtype.kind == "f"]
+    return max((_EPS.get(np.dtype(d), 1e-6) for d in dts), default=1e-6)
+
+
+def gradcheck(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None, max_elements=64,
+              directions=4):
+    """Check vjp(f, *args) against central finite differences; returns the J^T u leaves.
+
+    `args` is a tuple of pytrees of arrays. Leaves with at most `max_elements` elements are
+    checked element by element; larger ones along `directions` random directions.
+    """
+    rng = rng or np.random.default_rng(0)
+    args = tuple(args)
+    leaves, spec = optree.tree_flatten(args)
+    out, u, u_tree = _cotangents(f, args, rng)
+    eps = eps or _eps_for_call(leaves, out)
+    got = _vjp_leaves(f, args, u_tree)
+
+    def phi(new_leaves):
+        return _pairing(u, f(*spec.unflatten(new_leaves)))
+
+    def shifted(k, delta):
+        new = list(leaves)
+        new[k] = (leaves[k].astype(np.float64) + delta).astype(leaves[k].dtype)
+        return new
+
+    for k, x in enumerate(leaves):
+        if not _is_float(x):
+            continue
+        g = np.asarray(got[k], np.float64)
+        if g.shape != x.shape:
+            raise AssertionError(f"gradcheck: cotangent of leaf {k} has shape {g.shape}, the "
+                                 f"input has {x.shape}")
+        if np.asarray(got[k]).dtype != x.dtype:
+            raise AssertionError(f"gradcheck: cotangent of leaf {k} has dtype "
+                                 f"{np.asarray(got[k]).dtype}, the input has {x.dtype}")
+        if x.size <= max_elements:
+            num = np.zeros(x.shape)
+            for i in np.ndindex(x.shape):
+                e = np.zeros(x.shape)
+                e[i] = eps
+                num[i] = (phi(shifted(k, e)) - phi(shifted(k, -e))) / (2 * eps)
+            _assert_close(g, num, rtol, atol, f"gradcheck leaf {k}")
+        else:
+            for _ in range(directions):
+                v = rng.standard_normal(x.shape)
+                num = (phi(shifted(k, eps * v)) - phi(shifted(k, -eps * v))) / (2 * eps)
+                _assert_close(np.sum(g * v), num, rtol, atol,
+                              f"gradcheck leaf {k} along a random direction")
+    return got
+
+
+def check_grad_transpose(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None):
+    """The dot-product identity <J^T u, v> (vjp) == d/de <u, f(x + e v)> (central differences)
+    for random u and v over all floating leaves at once. Returns the two numbers."""
+    rng = rng or np.random.default_rng(0)
+    args = tuple(args)
+    leaves, spec = optree.tree_flatten(args)
+    out, u, u_tree = _cotangents(f, args, rng)
+    eps = eps or _eps_for_call(leaves, out)
+    got = _vjp_leaves(f, args, u_tree)
+    vs = [rng.standard_normal(x.shape) if _is_float(x) else None for x in leaves]
+    lhs = sum(float(np.sum(np.asarray(g, np.float64) * v)) for g, v in zip(got, vs)
+              if v is not None and g is not None)
+
+    def moved(sign):
+        return spec.unflatten([x if v is None else
+                               (x.astype(np.float64) + sign * eps * v).astype(x.dtype)
+                               for x, v in zip(leaves, vs)])
+    rhs = (_pairing(u, f(*moved(1))) - _pairing(u, f(*moved(-1)))) / (2 * eps)
+    _assert_close(lhs, rhs, rtol, atol, "<J^T u, v> vs finite differences")
+    return lhs, rhs
+
+
+def numerical_jacobian(f, args, *, eps=None):
+    """The Jacobian of f at args by central differences, as a list over f's output leaves of
+    lists over the argument leaves; each block has shape out.shape + in.shape (float64)."""
+    args = tuple(args)
+    leaves, spec = optree.tree_flatten(args)
+    outs = [np.asarray(o) for o in optree.tree_leaves(f(*args))]
+    eps = eps or _eps_for_call(leaves, outs)
+    blocks = [[np.zeros(o.shape + x.shape) for x in leaves] for o in outs]
+    for k, x in enumerate(leaves):
+        if not _is_float(x):
+            continue
+        for i in np.ndindex(x.shape):
+            new_p, new_m = list(leaves), list(leaves)
+            xp = x.astype(np.float64).copy()
+            xm = xp.copy()
+            xp[i] += eps
+            xm[i] -= eps
+            new_p[k], new_m[k] = xp.astype(x.dtype), xm.astype(x.dtype)
+            op = optree.tree_leaves(f(*spec.unflatten(new_p)))
+            om = optree.tree_leaves(f(*spec.unflatten(new_m)))
+            for j, (a, b) in enumerate(zip(op, om)):
+                blocks[j][k][(Ellipsis,) + i] = (np.asarray(a, np.float64)
+                                                  - np.asarray(b, np.float64)) / (2 * eps)
+    return blocks
+
+
+def _assert_close(actual, expected, rtol, atol, what):
+    actual = np.asarray(actual, np.float64)
+    expected = np.asarray(expected, np.float64)
+    if not np.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True):
+        err = np.abs(actual - expected)
+        i = np.unravel_index(np.nanargmax(err), err.shape) if err.ndim else ()
+        raise AssertionError(f"{what}: max abs error {np.nanmax(err):.3g} at {i} "
+                             f"(vjp {actual[i]!r}, finite differences {expected[i]!r}; "
+                             f"rtol={rtol}, atol={atol})")

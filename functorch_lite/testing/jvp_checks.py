@@ -1,0 +1,137 @@
+"""Public checks of forward mode: jvp against central finite differences, and the transpose
+identity <u, J v> == <J^T u, v> between jvp and vjp (autograd's `check_grads` oracle).
+
+Both take `f` and a tuple of primals (pytrees of arrays); only the floating-point leaves are
+perturbed. Random directions come from `rng` (a numpy Generator) unless given. On failure they
+raise AssertionError with the largest error and where it is.
+"""
+import numpy as np
+import optree
+
+_EPS = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-3, np.dtype(np.float16): 1e-2}
+_LOOSEST = {np.dtype(np.float32): (1e-3, 1e-4), np.dtype(np.float16): (1e-2, 1e-2)}
+"""Tolerances never tighter than these for a value of low precision (the finite differences
+themselves are no better)."""
+
+
+def _float_leaf(x):
+    return isinstance(x, np.ndarray) and x.dtype.kind in "fc"
+
+
+def random_tangents(primals, rng):
+    """Random tangents shaped like primals: standard normal for float leaves, None elsewhere."""
+    return optree.tree_map(
+        lambda x: rng.standard_normal(x.shape).astype(x.dtype) if _float_leaf(x) else None,
+        tuple(primals))
+
+
+def _axpy(primals, tangents, eps):
+    def step(p, t):
+        if t is None or not _float_leaf(p):
+            return p
+        return (p.astype(np.float64) + eps * np.asarray(t, np.float64)).astype(p.dtype)
+    return optree.tree_map(step, tuple(primals), tuple(tangents), none_is_leaf=True)
+
+
+def _float_out_leaves(out):
+    return [np.asarray(o) for o in optree.tree_leaves(out)]
+
+
+def _low_precision(dtypes, rtol, atol):
+    for d in dtypes:
+        lo_r, lo_a = _LOOSEST.get(np.dtype(d), (0.0, 0.0))
+        rtol, atol = max(rtol, lo_r), max(atol, lo_a)
+    return rtol, atol
+
+
+def _dtypes(tree):
+    return [np.asarray(x).dtype for x in optree.tree_leaves(tree)
+            if np.asarray(x).dtype.kind in "fc"]
+
+
+def numerical_jvp(f, primals, tangents, eps=None):
+    """Central finite difference (f(p + eps t) - f(p - eps t)) / 2 eps, leaf by leaf (in
+    float64 arithmetic on the outputs). The default eps suits the lowest precision among the
+    inputs and outputs."""
+    if eps is None:
+        dts = _dtypes(tuple(primals)) + _dtypes(f(*primals))
+        eps = max((_EPS.get(np.dtype(d), 1e-6) for d in dts), default=1e-6)
+    plus = _float_out_leaves(f(*_axpy(primals, tangents, eps)))
+    minus = _float_out_leaves(f(*_axpy(primals, tangents, -eps)))
+    return [(a.astype(np.float64) - b.astype(np.float64)) / (2 * eps)
+            if a.dtype.kind in "fc" else None for a, b in zip(plus, minus)]
+
+
+def _assert_close(actual, expected, rtol, atol, what):
+    actual = np.asarray(actual, dtype=np.result_type(np.asarray(actual).dtype, np.float64))
+    expected = np.asarray(expected, dtype=actual.dtype)
+    if actual.shape != expected.shape:
+        raise AssertionError(f"{what}: shape {actual.shape} != expected {expected.shape}")
+    if not np.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True):
+        err = np.abs(actual - expected)
+        i = np.unravel_index(np.nanargmax(err), err.shape) if err.ndim else ()
+        raise AssertionError(f"{what}: max abs error {np.nanmax(err):.3g} at {i} "
+                             f"(got {actual[i]!r}, expected {expected[i]!r}; "
+                             f"rtol={rtol}, atol={atol})")
+
+
+def check_jvp(f, primals, tangents=None, *, rng=None, rtol=1e-5, atol=1e-7, eps=None):
+    """jvp(f, primals, tangents) against f itself (primal out) and central finite differences
+    (tangent out). Returns (out, tangent_out)."""
+    from ..transforms.forward import jvp
+    primals = tuple(primals)
+    if tangents is None:
+        tangents = random_tangents(primals, rng or np.random.default_rng(0))
+    out, t_out = jvp(f, primals, tuple(tangents))
+    expected_out = f(*primals)
+    rtol, atol = _low_precision(_dtypes(primals) + _dtypes(expected_out), rtol, atol)
+    for k, (a, b) in enumerate(zip(optree.tree_leaves(out), optree.tree_leaves(expected_out))):
+        _assert_close(a, b, rtol, atol, f"jvp primal output leaf {k}")
+    fd = numerical_jvp(f, primals, tangents, eps)
+    for k, (a, b) in enumerate(zip(optree.tree_leaves(t_out), fd)):
+        if b is not None:
+            _assert_close(a, b, rtol, atol, f"jvp tangent output leaf {k} vs finite differences")
+    return out, t_out
+
+
+def _vdot(a, b):
+    return float(np.sum(np.asarray(a, np.float64) * np.asarray(b, np.float64)))
+
+
+def check_transpose(f, primals, *, rng=None, rtol=1e-6, atol=1e-9):
+    """<u, J v> (by jvp) == <J^T u, v> (by vjp) for random u, v. Returns the two numbers."""
+    from ..transforms.forward import jvp
+    from ..transforms.reverse import vjp
+    rng = rng or np.random.default_rng(0)
+    primals = tuple(primals)
+    v = random_tangents(primals, rng)
+    out, jv = jvp(f, primals, v)
+    out_leaves, out_def = optree.tree_flatten(out)
+    u_leaves = [rng.standard_normal(np.shape(o)).astype(np.asarray(o).dtype)
+                if np.asarray(o).dtype.kind in "fc" else None for o in out_leaves]
+    _, vjp_fn = vjp(f, *primals)
+    u = out_def.unflatten([np.zeros(np.shape(o), np.asarray(o).dtype) if uu is None else uu
+                           for uu, o in zip(u_leaves, out_leaves)])
+    jtu = vjp_fn(u)
+    lhs = sum(_vdot(uu, j) for uu, j in zip(u_leaves, optree.tree_leaves(jv)) if uu is not None)
+    pairs = zip(optree.tree_leaves(tuple(jtu), none_is_leaf=True),
+                optree.tree_leaves(v, none_is_leaf=True))
+    rhs = sum(_vdot(g, vv) for g, vv in pairs if vv is not None and g is not None)
+    rtol, atol = _low_precision(_dtypes(primals) + _dtypes(out), rtol, atol)
+    scale = max(1.0, abs(lhs), abs(rhs))
+    if not abs(lhs - rhs) <= atol + rtol * scale:
+        raise AssertionError(f"transpose identity fails: <u, J v> = {lhs!r} by jvp but "
+                             f"<J^T u, v> = {rhs!r} by vjp (rtol={rtol}, atol={atol})")
+    return lhs, rhs
+
+
+def float_leaf_function(fn, sample):
+    """(f, float_leaves): f(*float_leaves) calls `fn` on the sample with its floating-point
+    leaves replaced by f's arguments and the other leaves (integer indices, masks) fixed."""
+    leaves = sample.leaves()
+    is_float = [x.dtype.kind in "fc" for x in leaves]
+
+    def f(*floats):
+        it = iter(floats)
+        return sample.call(fn, [next(it) if fl else x for x, fl in zip(leaves, is_float)])
+    return f, [x for x, fl in zip(leaves, is_float) if fl]

@@ -1,0 +1,29 @@
+"""The op sample database: one OpInfo per public function, driving the generic tests.
+
+    from functorch_lite.testing.samples import OP_DB, op_info
+    info = op_info("sin")
+    for sample in info.samples(np.random.default_rng(0)):
+        np.testing.assert_allclose(sample.call(info.fn), sample.call(info.ref))
+
+Every public function of functorch_lite.numpy (its __all__), functorch_lite.numpy.linalg
+("linalg.<name>") and functorch_lite.nn ("nn.<name>") has an entry, plus "getitem" (x[idx])
+and the functional updates "at_set", "at_add", "at_multiply", "at_min", "at_max"
+(fnp.at(x)[idx].<mode>(v)). See samples_base.py for Sample, OpInfo and the value domains.
+"""
+from . import samples_arrays, samples_elementwise, samples_linalg, samples_reductions
+from .samples_base import OpInfo, Sample  # noqa: F401  (public API)
+
+OP_DB = (samples_elementwise.ENTRIES + samples_reductions.ENTRIES + samples_arrays.ENTRIES
+         + samples_linalg.ENTRIES)
+"""Every OpInfo, in a stable order."""
+
+_BY_NAME = {info.name: info for info in OP_DB}
+assert len(_BY_NAME) == len(OP_DB), "duplicate OpInfo names"
+
+
+def op_info(name):
+    """The OpInfo called `name` ("sin", "linalg.solve", "nn.softmax", "at_add", ...)."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"no OpInfo named {name!r}") from None

@@ -1,0 +1,97 @@
+"""Helpers shared by the derivative transforms: argnums selection, flattening differentiable
+inputs and outputs with optree, and checking what may be differentiated.
+
+Inputs of a transformed function are pytrees whose leaves are backend arrays, lower-level
+wrappers (values of an enclosing transform) or Python scalars. A Python float becomes a 0-d
+float64 array, so its gradient comes back as a 0-d array (as torch.func; JAX gives the same).
+"""
+import numbers
+
+import numpy as np
+import optree
+
+from ..backend import is_array
+from ..tensor import Tensor
+
+
+def normalize_argnums(argnums, nargs, transform):
+    """argnums (int or tuple of ints, negative allowed) -> tuple of non-negative ints.
+
+    Returns (indices, is_tuple): `is_tuple` says whether results come back as a tuple."""
+    is_tuple = isinstance(argnums, (tuple, list))
+    nums = tuple(argnums) if is_tuple else (argnums,)
+    if is_tuple and not nums:
+        raise ValueError(f"{transform}: argnums must name at least one argument")
+    out = []
+    for n in nums:
+        if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+            raise TypeError(f"{transform}: argnums must be ints or a tuple of ints, got {n!r}")
+        if not -nargs <= n < nargs:
+            raise ValueError(f"{transform}: argnums {n} is out of range for a function called "
+                             f"with {nargs} positional argument(s)")
+        out.append(n % nargs)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{transform}: argnums {argnums!r} names an argument twice")
+    return tuple(out), is_tuple
+
+
+def dtype_of(x):
+    dt = getattr(x, "dtype", None)
+    return np.dtype(dt) if dt is not None else np.asarray(x).dtype
+
+
+def as_differentiable_leaf(x, where, transform):
+    """A leaf to differentiate: arrays and wrappers pass, Python floats become 0-d float64
+    arrays; integer, bool and non-numeric leaves are refused with the position named."""
+    if isinstance(x, Tensor) or is_array(x):
+        dt = dtype_of(x)
+        if dt.kind not in "fc":
+            raise TypeError(f"{transform} needs floating-point inputs to differentiate; {where} "
+                            f"has dtype {dt}. Convert it (x.astype(float)) or leave it out of "
+                            "argnums")
+        return x
+    if isinstance(x, (float, complex)) and not isinstance(x, bool):
+        return np.asarray(x)
+    if isinstance(x, numbers.Number):
+        raise TypeError(f"{transform} needs floating-point inputs to differentiate; {where} is "
+                        f"the Python {type(x).__name__} {x!r}. Pass a float (e.g. {float(x)!r}) "
+                        "or leave it out of argnums")
+    raise TypeError(f"{transform} cannot differentiate {where}: a {type(x).__name__} is not "
+                    "an array")
+
+
+def flatten_diff_args(args, argnums, transform):
+    """Flatten the selected arguments: (list of leaves, treespec of the selected tuple).
+
+    Leaves are made differentiable (see `as_differentiable_leaf`)."""
+    leaves = []
+    paths, leaves_raw, spec = optree.tree_flatten_with_path(tuple(args[i] for i in argnums))
+    for path, leaf in zip(paths, leaves_raw):
+        where = f"argument {argnums[path[0]]}" + "".join(f"[{p!r}]" for p in path[1:])
+        leaves.append(as_differentiable_leaf(leaf, where, transform))
+    return leaves, spec
+
+
+def replace_args(args, argnums, new_selected):
+    """args with args[argnums[k]] replaced by new_selected[k]."""
+    args = list(args)
+    for i, v in zip(argnums, new_selected):
+        args[i] = v
+    return tuple(args)
+
+
+def split_aux(out, has_aux, transform):
+    """(out, aux) when has_aux, checking that f returned a pair; (out, None) otherwise."""
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(f"{transform}(..., has_aux=True) needs the function to return a pair "
+                        f"(output, aux); it returned {type(out).__name__}"
+                        + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""))
+    return out[0], out[1]
+
+
+def as_plain(x):
+    """NumPy scalars (what NumPy returns for 0-d results) become 0-d arrays, so transforms
+    return arrays consistently; everything else is unchanged."""
+    return np.asarray(x) if isinstance(x, np.generic) else x

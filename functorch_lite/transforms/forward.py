@@ -1,0 +1,407 @@
+"""Forward mode: DualTensor, its interpreter, `jvp` and `linearize`.
+
+A DualTensor pairs a primal value with a tangent of the same shape and dtype. The forward
+interpreter unwraps its own level and applies the op's jvp rule (derivatives/jvp_*.py), which
+computes with library ops on the values below, so rules are themselves transformable.
+
+Note [symbolic zero tangents]
+-----------------------------
+An input that is not being differentiated has no tangent: it is not wrapped at all, so ops on it
+alone never reach this interpreter and cost nothing extra. Inside a rule a tangent of None is a
+symbolic zero; a rule returns None when the output tangent is zero and the interpreter then
+returns the plain primal (a constant to this level). Non-differentiable ops (op.differentiable
+False: comparisons, floor, argmax, ...) always give constants. Zeros are materialized only at
+the boundary, when `jvp` returns.
+
+Note [integer inputs and float0]
+--------------------------------
+As in JAX, integer and bool values have no tangent space. The tangent of an integer or bool
+primal must be None or an array of dtype `float0` (the values are ignored), and an integer or
+bool output gets a `float0` tangent of its shape. Any other tangent for an integer primal is a
+TypeError naming its position.
+
+Note [linearize records the linear part]
+----------------------------------------
+`linearize` runs jvp once with the tangents wrapped by a recording interpreter one level *below*
+the forward interpreter. Everything a jvp rule computes from primals alone (cos(x) for sin, the
+factorization for solve, ...) runs once, at once; every op that touches a tangent reaches the
+recorder, which stores it with its other operands as constants (the primal residuals). The
+returned `jvp_fn` replays only those recorded ops on new tangents: the primal computation is
+never re-run. Replaying calls ops normally, so `jvp_fn` composes with vmap and grad.
+"""
+import numbers
+
+import numpy as np
+import optree
+
+from ..backend import is_array, module_of
+from ..interpreter import Interpreter
+from ..tensor import Tensor, TransformTensor
+from ..derivatives import (  # noqa: F401  (registers the jvp rules)
+    jvp_elementwise, jvp_reductions, jvp_shape, jvp_indexing, jvp_linalg)
+from .. import numpy as fnp
+from ._pytree import split_aux
+
+float0 = np.dtype([("float0", np.void, 0)])
+"""The dtype of the tangent of an integer or bool value (as JAX's float0): it holds no data."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The forward interpreter
+# ---------------------------------------------------------------------------------------------
+
+class DualTensor(TransformTensor):
+    """A primal value and its tangent (same shape and dtype) at one forward-mode level."""
+
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, primal, tangent, interpreter):
+        self.primal = primal
+        self.tangent = tangent
+        self._interpreter = interpreter
+
+    @property
+    def shape(self):
+        return tuple(self.primal.shape)
+
+    @property
+    def dtype(self):
+        return self.primal.dtype
+
+    @property
+    def xp(self):
+        p = self.primal
+        return p.xp if isinstance(p, Tensor) else module_of(p)
+
+
+class ForwardInterpreter(Interpreter):
+    """Applies jvp rules. See Note [symbolic zero tangents]."""
+
+    name = "jvp"
+
+    def split(self, x):
+        """(primal, tangent) of an argument; values of other levels are constants."""
+        if isinstance(x, DualTensor) and x._interpreter is self:
+            return x.primal, x.tangent
+        return x, None
+
+    def wrap(self, primal, tangent):
+        return primal if tangent is None else DualTensor(primal, tangent, self)
+
+    def process(self, op, args, params):
+        primals, tangents = zip(*(self.split(a) for a in args))
+        if not op.differentiable or all(t is None for t in tangents):
+            return op(*primals, **params)
+        out, t_out = op.rule("jvp")(primals, tangents, **params)
+        if op.multiple_results:
+            t_out = (None,) * len(out) if t_out is None else t_out
+            return tuple(self.wrap(o, t) for o, t in zip(out, t_out))
+        return self.wrap(out, t_out)
+
+    def concretize(self, tensor, kind):
+        if kind == "array":
+            raise TypeError(
+                "cannot convert a value under jvp (level %d) to a raw array: its tangent would "
+                "be lost. Use functorch_lite.numpy functions on it, or convert outside the "
+                "transform" % self.level)
+        primal = tensor.primal
+        if isinstance(primal, Tensor):
+            return primal._concretize(kind)
+        return {"bool": bool, "int": int, "float": float, "complex": complex,
+                "index": lambda v: v.__index__()}[kind](primal)
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking and pairing primals with tangents
+# ---------------------------------------------------------------------------------------------
+
+def _dtype(x):
+    dt = getattr(x, "dtype", None)
+    return np.dtype(dt) if dt is not None else np.asarray(x).dtype
+
+
+def _shape(x):
+    return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
+
+
+def _is_value(x):
+    return isinstance(x, (Tensor, numbers.Number)) or is_array(x)
+
+
+def _as_primal(x):
+    """Arrays and wrappers pass; a Python float becomes a 0-d float64 array (as torch.func)."""
+    if isinstance(x, (float, complex)) and not isinstance(x, bool):
+        return np.asarray(x)
+    return x
+
+
+def float0_zeros(x):
+    """The float0 tangent of an integer or bool value x."""
+    return np.zeros(_shape(x), dtype=float0)
+
+
+def _where(transform, position, path):
+    return f"{transform}: {position}" + "".join(f"[{p!r}]" for p in path)
+
+
+def check_tangent(p, t, where):
+    """Validate the tangent t of primal p; returns the tangent to use (None = symbolic zero).
+    See Note [integer inputs and float0]."""
+    if not _is_value(p):
+        if t is not None:
+            raise TypeError(f"{where}: the primal is a {type(p).__name__}, not an array, so its "
+                            "tangent must be None")
+        return None
+    pdt = _dtype(p)
+    if t is None:
+        return None
+    if pdt.kind not in "fc":
+        if _is_value(t) and _dtype(t) == float0 and _shape(t) == _shape(p):
+            return None
+        raise TypeError(f"{where}: the primal has dtype {pdt}, which has no tangent space; "
+                        f"pass None (or a float0 array of shape {_shape(p)}) as its tangent, as "
+                        "in JAX")
+    if isinstance(t, (float, complex, int)) and not isinstance(t, bool) and _shape(p) == ():
+        return np.asarray(t, dtype=pdt)
+    if not _is_value(t):
+        raise TypeError(f"{where}: the tangent is a {type(t).__name__}, not an array")
+    if _shape(t) != _shape(p):
+        raise ValueError(f"{where}: the tangent has shape {_shape(t)} but the primal has shape "
+                         f"{_shape(p)}; primals and tangents must match exactly")
+    if _dtype(t) != pdt:
+        raise TypeError(f"{where}: the tangent has dtype {_dtype(t)} but the primal has dtype "
+                        f"{pdt}; primals and tangents must have equal dtypes")
+    return t
+
+
+def pair_leaves(primals, tangents, transform):
+    """Flatten primals and tangents (tuples of pytrees) together.
+
+    Returns (primal_leaves, tangent_leaves, treedef); tangent leaves are checked and None where
+    symbolic zero. A whole position's tangent may be None (no tangent for that argument)."""
+    for name, value in (("primals", primals), ("tangents", tangents)):
+        if not isinstance(value, (tuple, list)):
+            raise TypeError(f"{transform}: {name} must be a tuple of arguments (one entry per "
+                            f"positional argument of f), got {type(value).__name__}; write "
+                            f"{transform}(f, (x,), (t,))")
+    if len(primals) != len(tangents):
+        raise ValueError(f"{transform}: got {len(primals)} primals but {len(tangents)} "
+                         "tangents; they must match one to one")
+    p_leaves, t_leaves, treedefs = [], [], []
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        paths, leaves, treedef = optree.tree_flatten_with_path(p)
+        if t is None:
+            ts = [None] * len(leaves)
+        else:
+            try:
+                ts = treedef.flatten_up_to(t)
+            except (ValueError, TypeError) as e:
+                raise ValueError(f"{transform}: tangents[{i}] does not have the structure of "
+                                 f"primals[{i}] ({treedef}): {e}") from None
+        for path, leaf, tl in zip(paths, leaves, ts):
+            leaf = _as_primal(leaf)
+            p_leaves.append(leaf)
+            t_leaves.append(check_tangent(leaf, tl, _where(transform, f"tangents[{i}]", path)))
+        treedefs.append(treedef)
+    return p_leaves, t_leaves, treedefs
+
+
+def _unflatten_args(treedefs, leaves):
+    out, k = [], 0
+    for td in treedefs:
+        n = td.num_leaves
+        out.append(td.unflatten(leaves[k:k + n]))
+        k += n
+    return tuple(out)
+
+
+def zero_tangent(x):
+    """The materialized zero tangent of a constant output."""
+    if not _is_value(x):
+        return None
+    if _dtype(x).kind not in "fc":
+        return float0_zeros(x)
+    return fnp.zeros_like(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# jvp
+# ---------------------------------------------------------------------------------------------
+
+def jvp(f, primals, tangents, has_aux=False):
+    """Forward-mode derivative: `(f(*primals), J_f(primals) @ tangents)`.
+
+    `primals` and `tangents` are tuples (one entry per positional argument of f) of pytrees with
+    the same structure, shapes and dtypes. A tangent leaf (or a whole entry) may be None: a
+    symbolic zero. Integer and bool primals take None or a float0 tangent and integer outputs get
+    float0 tangents (Note [integer inputs and float0]). With has_aux, f returns (out, aux) and
+    jvp returns (out, tangent_out, aux).
+    """
+    p_leaves, t_leaves, treedefs = pair_leaves(primals, tangents, "jvp")
+    with ForwardInterpreter() as interp:
+        args = _unflatten_args(treedefs, [interp.wrap(p, t) for p, t in zip(p_leaves, t_leaves)])
+        out, aux = split_aux(f(*args), has_aux, "jvp")
+        out_leaves, out_def = optree.tree_flatten(out)
+        pairs = [interp.split(o) for o in out_leaves]
+        if has_aux:
+            aux = optree.tree_map(lambda a: interp.split(a)[0], aux)
+    primal_out = out_def.unflatten([p for p, _ in pairs])
+    tangent_out = out_def.unflatten([zero_tangent(p) if t is None else t for p, t in pairs])
+    if has_aux:
+        return primal_out, tangent_out, aux
+    return primal_out, tangent_out
+
+
+# ---------------------------------------------------------------------------------------------
+# linearize: a recording interpreter below the forward one
+# ---------------------------------------------------------------------------------------------
+
+class _Ref:
+    """A recorded value: node `k` of the linear tape."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+
+class TapeTensor(TransformTensor):
+    """A tangent seen by the recorder: a placeholder value and its node on the tape."""
+
+    __slots__ = ("value", "node")
+
+    def __init__(self, value, node, interpreter):
+        self.value = value
+        self.node = node
+        self._interpreter = interpreter
+
+    @property
+    def shape(self):
+        return tuple(self.value.shape)
+
+    @property
+    def dtype(self):
+        return self.value.dtype
+
+    @property
+    def xp(self):
+        v = self.value
+        return v.xp if isinstance(v, Tensor) else module_of(v)
+
+
+class LinearTapeInterpreter(Interpreter):
+    """Records every op applied to tangents. See Note [linearize records the linear part]."""
+
+    name = "linearize"
+
+    def __init__(self):
+        super().__init__()
+        self.records = []      # (op, operands with _Ref placeholders, params, output nodes)
+        self.n_nodes = 0
+
+    def new_input(self, like):
+        """A fresh tape input with a zero placeholder shaped like the primal `like`."""
+        node = self.n_nodes
+        self.n_nodes += 1
+        return TapeTensor(fnp.zeros_like(like), node, self)
+
+    def process(self, op, args, params):
+        values, operands = [], []
+        for a in args:
+            if isinstance(a, TapeTensor) and a._interpreter is self:
+                values.append(a.value)
+                operands.append(_Ref(a.node))
+            else:
+                values.append(a)
+                operands.append(a)
+        out = op(*values, **params)
+        outs = out if op.multiple_results else (out,)
+        nodes = tuple(range(self.n_nodes, self.n_nodes + len(outs)))
+        self.n_nodes += len(outs)
+        self.records.append((op, tuple(operands), params, nodes))
+        wrapped = tuple(TapeTensor(o, n, self) for o, n in zip(outs, nodes))
+        return wrapped if op.multiple_results else wrapped[0]
+
+    def concretize(self, tensor, kind):
+        raise TypeError("a tangent under linearize has no concrete value (the tangent "
+                        "computation is being recorded); jvp rules must not branch on tangents")
+
+    def node_of(self, x):
+        return x.node if isinstance(x, TapeTensor) and x._interpreter is self else None
+
+
+def _prune(records, outputs):
+    """The records needed to compute the `outputs` nodes, in order."""
+    needed, kept = set(outputs), []
+    for rec in reversed(records):
+        if needed.intersection(rec[3]):
+            kept.append(rec)
+            needed.update(a.node for a in rec[1] if isinstance(a, _Ref))
+    return kept[::-1]
+
+
+class LinearizedJVP:
+    """`jvp_fn(*tangents)` of linearize: replays the recorded tangent ops only."""
+
+    def __init__(self, primals, p_leaves, treedefs, in_nodes, records, out_def, out_nodes,
+                 out_primals):
+        self._primals = primals
+        self._p_leaves = p_leaves
+        self._treedefs = treedefs
+        self._in_nodes = in_nodes
+        self._records = _prune(records, [n for n in out_nodes if n is not None])
+        self._out_def = out_def
+        self._out_nodes = out_nodes
+        self._out_primals = out_primals
+
+    def __call__(self, *tangents):
+        if len(tangents) != len(self._primals):
+            raise TypeError(f"linearize's jvp_fn takes {len(self._primals)} tangent(s), one per "
+                            f"primal, got {len(tangents)}")
+        _, t_leaves, _ = pair_leaves(self._primals, tangents, "linearize jvp_fn")
+        env = {}
+        for node, p, t in zip(self._in_nodes, self._p_leaves, t_leaves):
+            if node is not None:
+                env[node] = fnp.zeros_like(p) if t is None else t
+        for op, operands, params, nodes in self._records:
+            out = op(*(env[a.node] if isinstance(a, _Ref) else a for a in operands), **params)
+            for n, o in zip(nodes, out if op.multiple_results else (out,)):
+                env[n] = o
+        return self._out_def.unflatten([
+            zero_tangent(p) if n is None else env[n]
+            for n, p in zip(self._out_nodes, self._out_primals)])
+
+    @property
+    def num_ops(self):
+        """How many ops one call replays (the primal computation is not among them)."""
+        return len(self._records)
+
+
+def linearize(f, *primals, has_aux=False):
+    """`(f(*primals), jvp_fn)`: jvp_fn(*tangents) is the jvp at `primals` without re-running f.
+
+    See Note [linearize records the linear part]. With has_aux, returns (out, jvp_fn, aux)."""
+    primals = tuple(primals)
+    p_leaves, _, treedefs = pair_leaves(primals, (None,) * len(primals), "linearize")
+    with LinearTapeInterpreter() as tape:
+        tangents, in_nodes = [], []
+        for p in p_leaves:
+            if _is_value(p) and _dtype(p).kind in "fc":
+                t = tape.new_input(p)
+                tangents.append(t)
+                in_nodes.append(t.node)
+            else:
+                tangents.append(None)
+                in_nodes.append(None)
+        result = jvp(f, _unflatten_args(treedefs, p_leaves),
+                     _unflatten_args(treedefs, tangents), has_aux=has_aux)
+        out, t_out = result[0], result[1]
+        out_leaves, out_def = optree.tree_flatten(out)
+        t_leaves = out_def.flatten_up_to(t_out)
+        out_nodes = [tape.node_of(t) for t in t_leaves]
+    jvp_fn = LinearizedJVP(primals, p_leaves, treedefs, in_nodes, tape.records, out_def,
+                           out_nodes, out_leaves)
+    if has_aux:
+        return out, jvp_fn, result[2]
+    return out, jvp_fn
+

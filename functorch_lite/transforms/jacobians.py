@@ -1,0 +1,177 @@
+"""Jacobians and Hessians: jacrev (vmap over vjp) and hessian.
+
+Layout (as torch.func and JAX): for an output leaf of shape `out` and an input leaf of shape
+`in`, the Jacobian block has shape `out + in`. The result nests the output's pytree outside the
+argnums tuple (when argnums is a tuple) outside the input's pytree.
+"""
+import numpy as np
+import optree
+
+from .. import numpy as fnp
+from ..backend import module_of
+from ..tensor import Tensor
+from ._pytree import normalize_argnums, replace_args
+from .reverse import vjp
+
+
+def _size(shape):
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _standard_basis(out_leaves):
+    """One cotangent per row of the stacked identity: for each output leaf, an array of shape
+    (total,) + leaf.shape (rows of the other leaves are zero)."""
+    sizes = [_size(o.shape) for o in out_leaves]
+    total = sum(sizes)
+    basis, offset = [], 0
+    for o, n in zip(out_leaves, sizes):
+        dt = np.dtype(o.dtype) if np.dtype(o.dtype).kind in "fc" else np.dtype(np.float64)
+        block = np.zeros((total, n), dtype=dt)
+        block[offset:offset + n] = np.eye(n, dtype=dt)
+        xp = o.xp if isinstance(o, Tensor) else module_of(o)
+        basis.append(xp.asarray(block.reshape((total,) + tuple(o.shape))))
+        offset += n
+    return basis, sizes, total
+
+
+def _pullback_rows(vjp_fn, out_spec, basis, total, chunk_size):
+    """vjp_fn applied to every basis row, batched by vmap (in chunks of chunk_size)."""
+    from .vmap import vmap
+
+    def pull(*cts):
+        return vjp_fn(optree.tree_unflatten(out_spec, list(cts)))
+    if chunk_size is not None and chunk_size < 1:
+        raise ValueError(f"jacrev: chunk_size must be a positive int or None, got {chunk_size}")
+    return vmap(pull, chunk_size=chunk_size)(*basis)
+
+
+def _jacobian_from_rows(rows, out_leaves, out_spec, sizes, is_tuple):
+    """Rows (a tuple of input pytrees, each leaf (total,) + in_shape) -> the nested Jacobian."""
+    per_out, offset = [], 0
+    for o, n in zip(out_leaves, sizes):
+        def block(g, o=o, offset=offset, n=n):
+            return fnp.reshape(g[offset:offset + n], tuple(o.shape) + tuple(g.shape[1:]))
+        jac = optree.tree_map(block, rows)
+        per_out.append(jac if is_tuple else jac[0])
+        offset += n
+    return optree.tree_unflatten(out_spec, per_out)
+
+
+def jacrev(f, argnums=0, has_aux=False, chunk_size=None):
+    """The Jacobian of f by reverse mode: one vjp per output element, batched with vmap.
+
+    Blocks have shape out.shape + in.shape; pytrees are allowed on both sides (output structure
+    outermost). `chunk_size` bounds how many vjps run in one batch (memory). With has_aux=True
+    the result is (jacobian, aux).
+    """
+    def jacrev_f(*args, **kwargs):
+        nums, is_tuple = normalize_argnums(argnums, len(args), "jacrev")
+
+        def f_selected(*selected):
+            return f(*replace_args(args, nums, selected), **kwargs)
+        res = vjp(f_selected, *(args[i] for i in nums), has_aux=has_aux)
+        out, vjp_fn = res[0], res[1]
+        out_leaves, out_spec = optree.tree_flatten(out)
+        out_leaves = [o if hasattr(o, "shape") else np.asarray(o) for o in out_leaves]
+        basis, sizes, total = _standard_basis(out_leaves)
+        if total == 0:
+            rows = vjp_fn(optree.tree_unflatten(out_spec, [fnp.zeros_like(o)
+                                                             for o in out_leaves]))
+            rows = optree.tree_map(lambda g: fnp.zeros((0,) + tuple(g.shape), dtype=g.dtype,
+                                                       like=g), rows)
+        else:
+            rows = _pullback_rows(vjp_fn, out_spec, basis, total, chunk_size)
+        jac = _jacobian_from_rows(rows, out_leaves, out_spec, sizes, is_tuple)
+        return (jac, res[2]) if has_aux else jac
+    jacrev_f.__name__ = f"jacrev({getattr(f, '__name__', 'f')})"
+    return jacrev_f
+
+
+def hessian(f, argnums=0):
+    """The Hessian of a scalar f: forward over reverse, jacfwd(jacrev(f)) (as torch.func and
+    JAX): one batched jvp of the gradient, n Hessian-vector products in one pass."""
+    h = jacfwd(jacrev(f, argnums), argnums)
+    h.__name__ = f"hessian({getattr(f, '__name__', 'f')})"
+    return h
+
+
+# ---------------------------------------------------------------------------------------------
+# jacfwd (forward-mode helper's part): vmap over jvp with the standard basis as tangents
+# ---------------------------------------------------------------------------------------------
+
+def _forward_basis(leaves):
+    """One batch of tangents per input leaf: together they are the rows of the identity of
+    size N = total size, the k-th example perturbing the k-th input element."""
+    sizes = [int(np.prod(tuple(fnp.shape(x)), dtype=np.int64)) for x in leaves]
+    n = sum(sizes)
+    out, start = [], 0
+    for x, size in zip(leaves, sizes):
+        xp = x.xp if isinstance(x, Tensor) else module_of(x)
+        block = xp.zeros((n, size), dtype=x.dtype)
+        block[start:start + size] = xp.eye(size, dtype=x.dtype)
+        out.append(block.reshape((n,) + tuple(fnp.shape(x))))
+        start += size
+    return out, sizes
+
+
+def _split_forward_jacobian(t, out_shape, in_leaves, sizes, in_spec):
+    """A tangent batch (N,) + out_shape -> the in_spec pytree of blocks out_shape + in.shape.
+    An integer output (a float0 tangent) gets zero blocks in the input's dtype, as jacrev."""
+    if np.dtype(t.dtype).kind == "V":
+        return optree.tree_unflatten(in_spec, [
+            fnp.zeros(tuple(out_shape) + tuple(fnp.shape(x)), dtype=x.dtype) for x in in_leaves])
+    t = fnp.moveaxis(t, 0, -1) if len(out_shape) else t
+    blocks, start = [], 0
+    for x, size in zip(in_leaves, sizes):
+        block = fnp.getitem(t, (Ellipsis, slice(start, start + size)))
+        blocks.append(fnp.reshape(block, tuple(out_shape) + tuple(fnp.shape(x))))
+        start += size
+    return optree.tree_unflatten(in_spec, blocks)
+
+
+def jacfwd(f, argnums=0, has_aux=False):
+    """The Jacobian of f by forward mode: vmap of jvp over the standard basis of the inputs.
+
+    Same layout as jacrev: for every output leaf, a pytree like the differentiated argument (a
+    tuple of them when argnums is a tuple) whose leaves have shape out.shape + in.shape. Costs
+    one batched jvp with as many examples as the inputs have elements: prefer it to jacrev when
+    inputs are smaller than outputs.
+    """
+    from ._pytree import flatten_diff_args
+    from .forward import jvp
+    from .vmap import vmap
+
+    def jacfwd_f(*args, **kwargs):
+        nums, is_tuple = normalize_argnums(argnums, len(args), "jacfwd")
+        leaves, spec = flatten_diff_args(args, nums, "jacfwd")
+        selected = optree.tree_unflatten(spec, leaves)
+
+        def pushforward(*basis_leaves):
+            tangents = optree.tree_unflatten(spec, list(basis_leaves))
+
+            def g(*sel):
+                return f(*replace_args(args, nums, sel), **kwargs)
+            res = jvp(g, tuple(selected), tuple(tangents), has_aux=has_aux)
+            return (res[1], res[2]) if has_aux else (res[1],)
+
+        basis, sizes = _forward_basis(leaves)
+        if sum(sizes) == 0:  # no input elements: an empty Jacobian, shaped from f's outputs
+            outs = pushforward(*(fnp.zeros_like(x) for x in leaves))
+            outs = (optree.tree_map(lambda t: fnp.zeros((0,) + tuple(fnp.shape(t)),
+                                                       dtype=t.dtype), outs[0]),) + outs[1:]
+        else:
+            outs = vmap(pushforward, in_dims=0, out_dims=(0, None) if has_aux else 0)(*basis)
+        out_leaves, out_def = optree.tree_flatten(outs[0])
+        jac_leaves = []
+        for t in out_leaves:
+            out_shape = tuple(fnp.shape(t))[1:]
+            jac = _split_forward_jacobian(t, out_shape, leaves, sizes, spec)
+            jac_leaves.append(jac if is_tuple else jac[0])
+        jac = out_def.unflatten(jac_leaves)
+        if has_aux:
+            return jac, outs[1]
+        return jac
+
+    name = getattr(f, "__name__", type(f).__name__)
+    jacfwd_f.__name__ = jacfwd_f.__qualname__ = f"jacfwd({name})"
+    return jacfwd_f

@@ -1,0 +1,352 @@
+"""Reverse mode: GradTensor, the tape, and grad / grad_and_value / value_and_grad / vjp.
+
+Note [the reverse-mode tape]
+----------------------------
+A grad or vjp call enters a ReverseInterpreter. Each input leaf becomes a GradTensor holding its
+value and a *slot*: an integer naming the cotangent that will flow into it. Every differentiable
+op applied to a GradTensor of this interpreter runs one level down on the unwrapped values and
+appends a `_Node` to the interpreter's tape (a plain list, in execution order, so the list order
+is a topological order). The node keeps the op, its static params, the unwrapped operands and
+outputs, and the slot of each operand (None for constants: raw arrays, Python scalars and
+wrappers of lower levels, see Note [levels and escaped wrappers]). Nodes never reference
+GradTensors, so the tape holds no reference cycles and is freed as soon as the transform drops
+it.
+
+The backward pass walks the tape once, from the end, in a loop (no recursion: a chain of 20,000
+ops is fine). A list indexed by slot holds the cotangents; None is the symbolic zero, so inputs
+the output does not depend on cost nothing. Each node with a cotangent calls its op's vjp rule;
+the rule computes with library ops, so the backward pass is itself transformable
+(grad(grad(f)), vmap(grad(f)), grad(vmap(f))). The interpreter is off the stack by then, so
+these ops run at the levels below it. Cotangents are fitted to their operand (summed over
+broadcast dimensions, cast to its dtype) in one place, so rules may return broadcast shapes.
+
+The tape is eager: Python control flow on values works, and `float(x)` or `bool(x > 0)` read the
+primal value (the result is a constant: no derivative flows through a concretized value).
+
+An op with a "vjp_fwd" rule (custom_vjp) runs it instead of the op: it returns (out,
+residuals), and the vjp rule then receives the residuals in place of `out`.
+
+A vjp rule may declare `rule.takes_needed = True`; it then receives `needed`, a tuple of bools
+saying which operands want a cotangent, and may skip the others (matmul skips the data operand
+of a layer, for instance).
+"""
+import numpy as np
+import optree
+
+from .. import numpy as fnp
+from ..backend import module_of
+from ..derivatives import vjp_elementwise, vjp_reductions, vjp_shape, vjp_indexing, \
+    vjp_linalg  # noqa: F401  (registers the vjp rules)
+from ..derivatives.vjp_helpers import unbroadcast
+from ..interpreter import Interpreter
+from ..ops import elementwise as ew
+from ..tensor import Tensor, TransformTensor
+from ._pytree import as_plain, flatten_diff_args, normalize_argnums, replace_args, split_aux
+
+
+class GradTensor(TransformTensor):
+    """A value under grad/vjp: the value one level down and the slot of its cotangent."""
+
+    __slots__ = ("value", "slot")
+
+    def __init__(self, value, slot, interpreter):
+        self.value = value
+        self.slot = slot
+        self._interpreter = interpreter
+
+    @property
+    def shape(self):
+        return tuple(self.value.shape)
+
+    @property
+    def dtype(self):
+        return self.value.dtype
+
+    @property
+    def xp(self):
+        v = self.value
+        return v.xp if isinstance(v, Tensor) else module_of(v)
+
+
+class _Node:
+    """One recorded op application. See Note [the reverse-mode tape]."""
+
+    __slots__ = ("op", "params", "primals", "out", "in_slots", "out_slot")
+
+    def __init__(self, op, params, primals, out, in_slots, out_slot):
+        self.op = op
+        self.params = params
+        self.primals = primals
+        self.out = out
+        self.in_slots = in_slots
+        self.out_slot = out_slot
+
+
+def _inexact(x):
+    dt = getattr(x, "dtype", None)
+    return dt is not None and dt.kind in "fc"
+
+
+class ReverseInterpreter(Interpreter):
+    """Records a tape of the ops applied to its GradTensors. See Note [the reverse-mode tape]."""
+
+    name = "grad"
+
+    def __init__(self, transform="grad"):
+        super().__init__()
+        self.name = transform
+        self.tape = []
+        self.nslots = 0
+
+    def new_leaf(self, value):
+        slot = self.nslots
+        self.nslots = slot + 1
+        return GradTensor(value, slot, self)
+
+    def unwrap(self, x):
+        """The value below this level; anything else is returned as it is."""
+        if type(x) is GradTensor and x._interpreter is self:
+            return x.value
+        return x
+
+    def process(self, op, args, params):
+        primals = []
+        in_slots = []
+        for a in args:
+            if type(a) is GradTensor and a._interpreter is self:
+                primals.append(a.value)
+                in_slots.append(a.slot)
+            else:
+                primals.append(a)
+                in_slots.append(None)
+        fwd = op.rules.get("vjp_fwd")
+        if fwd is not None:  # an op that keeps residuals for its vjp (custom_vjp)
+            out, residuals = fwd(*primals, **params)
+        else:
+            out = residuals = op(*primals, **params)
+        if not op.differentiable:
+            return out  # a constant: no cotangent flows through it
+        if "vjp" not in op.rules:
+            op.rule("vjp")  # raises NotImplementedError naming the op
+        slot = self.nslots
+        if op.multiple_results:
+            out_slot = tuple(range(slot, slot + len(out)))
+            self.nslots = slot + len(out)
+            wrapped = tuple(GradTensor(o, s, self) for o, s in zip(out, out_slot))
+        elif _inexact(out):
+            out_slot = slot
+            self.nslots = slot + 1
+            wrapped = GradTensor(out, slot, self)
+        else:
+            return out  # integer or boolean result: no derivative
+        self.tape.append(_Node(op, params, tuple(primals), residuals, tuple(in_slots), out_slot))
+        return wrapped
+
+    def concretize(self, tensor, kind):
+        value = tensor.value
+        if isinstance(value, Tensor):
+            return value._concretize(kind)
+        if kind == "array":
+            return value
+        if kind == "index":
+            return value.__index__()
+        return {"bool": bool, "int": int, "float": float, "complex": complex}[kind](value)
+
+
+def fit_cotangent(ct, primal):
+    """`ct` summed down to the shape of `primal` and cast to its dtype (real part for a real
+    primal)."""
+    pshape = tuple(getattr(primal, "shape", ()))
+    if tuple(getattr(ct, "shape", ())) != pshape:
+        ct = unbroadcast(ct, pshape)
+    pdtype = getattr(primal, "dtype", None)
+    cdtype = getattr(ct, "dtype", None)
+    if pdtype is not None and cdtype != pdtype:
+        if cdtype is not None and cdtype.kind == "c" and pdtype.kind != "c":
+            ct = ew.real(ct)
+        if ct.dtype != pdtype:
+            ct = ew.astype(ct, dtype=pdtype)
+    return ct
+
+
+def backward(tape, nslots, seeds):
+    """Cotangents of every slot, given `seeds` [(slot, ct)]. See Note [the reverse-mode tape]."""
+    cts = [None] * nslots
+    add = ew.add
+    for slot, ct in seeds:
+        cts[slot] = ct if cts[slot] is None else add(cts[slot], ct)
+    for node in reversed(tape):
+        out_slot = node.out_slot
+        if type(out_slot) is tuple:
+            ct = tuple(cts[s] for s in out_slot)
+            if all(c is None for c in ct):
+                continue
+            for s in out_slot:
+                cts[s] = None
+        else:
+            ct = cts[out_slot]
+            if ct is None:
+                continue
+            cts[out_slot] = None
+        rule = node.op.rules["vjp"]
+        in_slots = node.in_slots
+        if getattr(rule, "takes_needed", False):
+            in_cts = rule(ct, node.primals, node.out,
+                          needed=tuple(s is not None for s in in_slots), **node.params)
+        else:
+            in_cts = rule(ct, node.primals, node.out, **node.params)
+        for slot, primal, g in zip(in_slots, node.primals, in_cts):
+            if slot is None or g is None:
+                continue
+            g = fit_cotangent(g, primal)
+            prev = cts[slot]
+            cts[slot] = g if prev is None else add(prev, g)
+    return cts
+
+
+def _leaf_gradients(cts, leaves, slots):
+    """The cotangent of each input leaf; zeros of its shape and dtype where none flowed."""
+    out = []
+    for leaf, slot in zip(leaves, slots):
+        ct = cts[slot]
+        out.append(fnp.zeros_like(leaf) if ct is None else as_plain(fit_cotangent(ct, leaf)))
+    return out
+
+
+def _output_value(out, interp):
+    """f's output with this level's wrappers unwrapped (plain arrays at the top level)."""
+    return optree.tree_map(lambda x: as_plain(interp.unwrap(x)), out)
+
+
+def _check_scalar_output(out, transform):
+    if isinstance(out, (tuple, list, dict)) or not (
+            isinstance(out, (Tensor, float, int, np.ndarray, np.generic)) or hasattr(out, "shape")):
+        raise TypeError(f"{transform} needs the function to return a single scalar array; it "
+                        f"returned a {type(out).__name__}. Use vjp or jacrev for several "
+                        "outputs, or has_aux=True to return extra values")
+    shape = tuple(getattr(out, "shape", ()))
+    if shape != ():
+        size = int(np.prod(shape))
+        hint = ("index it (out[0]) or sum it (out.sum())" if size == 1 else
+                "reduce it (out.sum(), out.mean()) or use vjp / jacrev")
+        raise ValueError(f"{transform} needs the function to return a scalar (a 0-d value); it "
+                         f"returned shape {shape}: {hint}")
+    dt = getattr(out, "dtype", None)
+    dt = np.dtype(dt) if dt is not None else np.asarray(out).dtype
+    if dt.kind != "f":
+        raise TypeError(f"{transform} needs a real floating-point output; the function returned "
+                        f"dtype {dt}" + (" (use vjp for complex outputs)" if dt.kind == "c"
+                                         else ""))
+
+
+def _grad_and_value_impl(f, argnums, has_aux, transform, args, kwargs):
+    """(gradients, value, aux) of f at args. See Note [the reverse-mode tape]."""
+    nums, is_tuple = normalize_argnums(argnums, len(args), transform)
+    leaves, spec = flatten_diff_args(args, nums, transform)
+    with ReverseInterpreter(transform) as interp:
+        wrapped = [interp.new_leaf(leaf) for leaf in leaves]
+        out = f(*replace_args(args, nums, optree.tree_unflatten(spec, wrapped)), **kwargs)
+        del wrapped
+        out, aux = split_aux(out, has_aux, transform)
+        _check_scalar_output(out, transform)
+    tape, nslots = interp.tape, interp.nslots
+    interp.tape = None  # an escaped wrapper must not keep the tape alive
+    value = interp.unwrap(out)
+    if type(out) is GradTensor and out._interpreter is interp:
+        cts = backward(tape, nslots, [(out.slot, fnp.ones_like(value))])
+    else:
+        cts = [None] * nslots
+    del tape
+    grads = _leaf_gradients(cts, leaves, range(len(leaves)))
+    grads = optree.tree_unflatten(spec, grads)
+    if not is_tuple:
+        grads = grads[0]
+    value = np.asarray(value, dtype=float) if isinstance(value, (float, int)) else as_plain(value)
+    aux = _output_value(aux, interp) if has_aux else None
+    return grads, value, aux
+
+
+def grad_and_value(f, argnums=0, has_aux=False):
+    """f -> function returning (gradient, value) (torch.func's order); with has_aux=True,
+    (gradient, (value, aux)), as torch.func.grad_and_value. See `grad` for the conventions."""
+    def grad_and_value_f(*args, **kwargs):
+        g, v, aux = _grad_and_value_impl(f, argnums, has_aux, "grad_and_value", args, kwargs)
+        return (g, (v, aux)) if has_aux else (g, v)
+    return _named(grad_and_value_f, f, "grad_and_value")
+
+
+def value_and_grad(f, argnums=0, has_aux=False):
+    """f -> function returning (value, gradient) (JAX's order); with has_aux=True,
+    ((value, aux), gradient), as jax.value_and_grad."""
+    def value_and_grad_f(*args, **kwargs):
+        g, v, aux = _grad_and_value_impl(f, argnums, has_aux, "value_and_grad", args, kwargs)
+        return ((v, aux), g) if has_aux else (v, g)
+    return _named(value_and_grad_f, f, "value_and_grad")
+
+
+def grad(f, argnums=0, has_aux=False):
+    """The gradient of a scalar-valued f with respect to argument(s) `argnums`.
+
+    argnums is an int (one gradient) or a tuple of ints (a tuple of gradients). Each gradient
+    has its input's pytree structure, shape and dtype; an input the output does not depend on
+    gets zeros. A Python float input gets a 0-d float64 array. f must return a 0-d floating
+    value (index or sum a size-1 array first). With has_aux=True f returns (output, aux) and
+    the result is (gradient, aux).
+    """
+    def grad_f(*args, **kwargs):
+        g, _, aux = _grad_and_value_impl(f, argnums, has_aux, "grad", args, kwargs)
+        return (g, aux) if has_aux else g
+    return _named(grad_f, f, "grad")
+
+
+def vjp(f, *primals, has_aux=False):
+    """(f(*primals), vjp_fn[, aux]): vjp_fn(cotangents) maps a cotangent with the output's
+    pytree structure to a tuple with one cotangent per primal (each with that primal's
+    structure). vjp_fn may be called several times and under vmap."""
+    nums = tuple(range(len(primals)))
+    leaves, spec = flatten_diff_args(primals, nums, "vjp") if primals else ([], None)
+    with ReverseInterpreter("vjp") as interp:
+        wrapped = [interp.new_leaf(leaf) for leaf in leaves]
+        args = optree.tree_unflatten(spec, wrapped) if primals else ()
+        out = f(*args)
+        del wrapped, args
+        out, aux = split_aux(out, has_aux, "vjp")
+    tape, nslots = interp.tape, interp.nslots
+    interp.tape = None
+    out_leaves, out_spec = optree.tree_flatten(out)
+    out_slots = [o.slot if type(o) is GradTensor and o._interpreter is interp else None
+                 for o in out_leaves]
+    out_values = [as_plain(interp.unwrap(o)) for o in out_leaves]
+    del out_leaves, out
+    primal_out = optree.tree_unflatten(out_spec, out_values)
+
+    def vjp_fn(cotangents):
+        ct_leaves, ct_spec = optree.tree_flatten(cotangents)
+        if ct_spec != out_spec:
+            raise ValueError(f"vjp_fn: the cotangent's structure {ct_spec} does not match the "
+                             f"output's {out_spec}")
+        seeds = []
+        for i, (slot, value, ct) in enumerate(zip(out_slots, out_values, ct_leaves)):
+            want = tuple(getattr(value, "shape", ()))
+            got = tuple(getattr(ct, "shape", ()))
+            if got != want:
+                raise ValueError(f"vjp_fn: cotangent {i} has shape {got} but the output it "
+                                 f"pairs with has shape {want}")
+            if slot is not None:
+                seeds.append((slot, fit_cotangent(ct, value)))
+        cts = backward(tape, nslots, seeds) if seeds else [None] * nslots
+        grads = _leaf_gradients(cts, leaves, range(len(leaves)))
+        return tuple(optree.tree_unflatten(spec, grads)) if primals else ()
+
+    if has_aux:
+        return primal_out, vjp_fn, _output_value(aux, interp)
+    return primal_out, vjp_fn
+
+
+def _named(wrapper, f, transform):
+    name = getattr(f, "__name__", type(f).__name__)
+    wrapper.__name__ = f"{transform}({name})"
+    wrapper.__qualname__ = wrapper.__name__
+    wrapper.__doc__ = getattr(f, "__doc__", None)
+    wrapper.__wrapped__ = f
+    return wrapper

@@ -1,0 +1,390 @@
+"""vmap: run a per-example function over a batch, as one batched computation.
+
+Each vmap call pushes a VmapInterpreter (one level, see Note [levels and escaped wrappers] in
+interpreter.py) and wraps every batched input leaf in a BatchedTensor(value, bdim): `value` is
+the next level down (a raw array or a lower-level wrapper) and `bdim` the position of the batch
+dim in it. The wrapper reports the *logical* shape (value.shape without bdim), so the user's code
+sees one example. An op reaching the interpreter is answered by the op's batching rule
+(`op.rules["batch"]`), which calls library ops on the unwrapped values, or, when the op has
+none, by the loop fallback (batching_rules/fallback.py).
+"""
+import functools
+
+import optree
+
+from .. import batching_rules  # noqa: F401  (registers the batching rules)
+from .. import numpy as fnp
+from ..backend import module_of
+from ..batching_rules.fallback import loop_batch_rule
+from ..dispatch import OPS, Op
+from ..interpreter import Interpreter
+from ..tensor import Tensor, TransformTensor
+
+_MISSING = object()
+
+
+class BatchedTensor(TransformTensor):
+    """A batch of values seen as one example: `value` holds the batch along axis `bdim`."""
+
+    __slots__ = ("value", "bdim")
+
+    def __init__(self, value, bdim, interpreter):
+        self.value = value
+        self.bdim = bdim
+        self._interpreter = interpreter
+
+    @property
+    def shape(self):
+        s = tuple(self.value.shape)
+        b = self.bdim
+        return s[:b] + s[b + 1:]
+
+    @property
+    def ndim(self):
+        return len(self.value.shape) - 1
+
+    @property
+    def dtype(self):
+        return self.value.dtype
+
+    @property
+    def xp(self):
+        v = self.value
+        return v.xp if isinstance(v, Tensor) else module_of(v)
+
+    def __repr__(self):
+        return (f"BatchedTensor(shape={self.shape}, dtype={self.dtype}, bdim={self.bdim}, "
+                f"batch_size={self._interpreter.batch_size}, level={self._interpreter.level})")
+
+
+class VmapShapeError(ValueError):
+    """A shape error inside a vmapped function, reported with the logical shapes."""
+
+
+class VmapIndexError(IndexError):
+    """An index error inside a vmapped function, reported with the logical shapes."""
+
+
+class VmapInterpreter(Interpreter):
+    """Applies batching rules. Arguments of other levels are constants (bdim None)."""
+
+    name = "vmap"
+
+    def __init__(self, batch_size):
+        super().__init__()
+        self.batch_size = batch_size
+
+    def process(self, op, args, params):
+        values, bdims, batched = [], [], False
+        for a in args:
+            if type(a) is BatchedTensor and a._interpreter is self:
+                values.append(a.value)
+                bdims.append(a.bdim)
+                batched = True
+            else:
+                values.append(a)
+                bdims.append(None)
+        if not batched:
+            return op(*values, **params)
+        rule = op.rules.get("batch")
+        try:
+            if rule is None:
+                out, out_bdim = loop_batch_rule(op, values, tuple(bdims), self.batch_size,
+                                                params)
+            else:
+                out, out_bdim = rule(values, tuple(bdims), **params)
+        except (VmapShapeError, VmapIndexError) as err:
+            raise self._shape_error(type(err), op, args, err.kernel_message) from err
+        except ValueError as err:
+            if getattr(err, "vmap_user_error", False):
+                raise
+            raise self._shape_error(VmapShapeError, op, args, str(err)) from err
+        except IndexError as err:
+            raise self._shape_error(VmapIndexError, op, args, str(err)) from err
+        if op.multiple_results:
+            return tuple(self._wrap(o, b) for o, b in zip(out, out_bdim))
+        return self._wrap(out, out_bdim)
+
+    def _wrap(self, value, bdim):
+        if bdim is None:
+            return value
+        return BatchedTensor(value, bdim, self)
+
+    def _shape_error(self, cls, op, args, kernel_message):
+        """The error a kernel raised, restated with the per-example (logical) shapes."""
+        shapes = []
+        for a in args:
+            if hasattr(a, "shape"):
+                shapes.append(str(tuple(a.shape)))
+            else:
+                shapes.append(type(a).__name__)
+        err = cls(f"{op.name} failed under vmap (level {self.level}, batch size "
+                  f"{self.batch_size}) on per-example shapes {', '.join(shapes)}: "
+                  f"{kernel_message}")
+        err.kernel_message = kernel_message
+        return err
+
+    def concretize(self, tensor, kind):
+        what = {"bool": "bool()", "int": "int()", "float": "float()", "complex": "complex()",
+                "index": "an index", "array": "a raw array (np.asarray)"}[kind]
+        raise TypeError(
+            f"cannot convert a batched value under vmap (level {self.level}) to {what}: it "
+            "holds a different value for each example. Python control flow on it ('if x > "
+            "0:') cannot be batched; write it with fnp.where(cond, a, b) (or fnp.maximum, "
+            "fnp.clip, ...), and keep conversions outside the vmapped function.")
+
+
+def register_batch_rule(op, rule):
+    """Attach (or replace) the batching rule of `op`: an Op, an op name, or a public function
+    of functorch_lite.numpy named after a primitive (fnp.sort). The rule's signature is
+    `rule(args, bdims, **params) -> (out, out_bdim)`; returns the rule."""
+    return _resolve_op(op).def_rule("batch", rule)
+
+
+def _resolve_op(op):
+    if isinstance(op, Op):
+        return op
+    if isinstance(op, str) and op in OPS:
+        return OPS[op]
+    name = getattr(op, "__name__", None)
+    if callable(op) and name in OPS and getattr(op, "__module__", "").startswith(
+            "functorch_lite"):
+        return OPS[name]
+    raise TypeError(f"register_batch_rule needs a primitive Op (made by functorch_lite.defop) "
+                    f"or its name; {op!r} is neither. Composite functions are batched through "
+                    "the primitives they call.")
+
+
+# -- the public transform --------------------------------------------------------------------
+
+def _user_error(cls, message):
+    err = cls(message)
+    err.vmap_user_error = True
+    return err
+
+
+def vmap(func, in_dims=0, out_dims=0, *, axis_size=None, chunk_size=None, in_axes=_MISSING,
+         out_axes=_MISSING):
+    """Vectorize `func` over a batch dim of its inputs (torch.func.vmap; JAX's in_axes/out_axes
+    spellings accepted).
+
+    in_dims: int, None, or a pytree prefix of the positional arguments (a tuple with one entry
+    per argument); negative dims count from the end. Keyword arguments are never batched.
+    out_dims: int, None (for outputs that are not batched) or a pytree prefix of the outputs.
+    axis_size: the batch size when no input is batched. chunk_size: run the batch in chunks of
+    this many examples and concatenate (saves memory; same result).
+    """
+    if in_axes is not _MISSING:
+        if in_dims != 0:
+            raise TypeError("vmap: give in_dims or in_axes, not both")
+        in_dims = in_axes
+    if out_axes is not _MISSING:
+        if out_dims != 0:
+            raise TypeError("vmap: give out_dims or out_axes, not both")
+        out_dims = out_axes
+    _check_dims_spec(in_dims, "in_dims")
+    _check_dims_spec(out_dims, "out_dims")
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
+        raise ValueError(f"vmap: chunk_size must be a positive int or None, got {chunk_size!r}")
+    if axis_size is not None and (not isinstance(axis_size, int) or axis_size < 0):
+        raise ValueError(f"vmap: axis_size must be a non-negative int, got {axis_size!r}")
+
+    @functools.wraps(func)
+    def batched_func(*args, **kwargs):
+        leaves, dims, rebuild = _flatten_inputs(args, in_dims)
+        size = _batch_size(args, in_dims, leaves, dims, axis_size)
+        if chunk_size is not None and chunk_size < size:
+            return _run_chunked(func, args, kwargs, leaves, dims, rebuild, size, out_dims,
+                                chunk_size)
+        return _run(func, kwargs, leaves, dims, rebuild, size, out_dims)
+
+    return batched_func
+
+
+def _check_dims_spec(spec, what):
+    for leaf in optree.tree_leaves(spec, none_is_leaf=True):
+        if leaf is not None and (not isinstance(leaf, int) or isinstance(leaf, bool)):
+            raise _user_error(ValueError, f"vmap: {what} entries must be ints or None, got "
+                                          f"{leaf!r} in {what}={spec!r}")
+
+
+def _flatten_inputs(args, in_dims):
+    """(leaves, dims, rebuild): the argument leaves, the in_dim of each, and a function that
+    rebuilds the argument tuple from new leaves."""
+    if in_dims is None or isinstance(in_dims, int):
+        leaves, spec = optree.tree_flatten(args)
+        return leaves, [in_dims] * len(leaves), spec.unflatten
+    if isinstance(in_dims, list):
+        in_dims = tuple(in_dims)
+    if not isinstance(in_dims, tuple):
+        raise _user_error(ValueError, f"vmap: in_dims must be an int, None or a tuple with one "
+                                      f"entry per positional argument, got {in_dims!r}")
+    if len(in_dims) != len(args):
+        raise _user_error(ValueError, f"vmap: in_dims={in_dims!r} has {len(in_dims)} entries but "
+                                      f"the function was called with {len(args)} positional "
+                                      f"arguments (structure {optree.tree_structure(args)})")
+    prefix = optree.tree_structure(in_dims, none_is_leaf=True)
+    try:
+        subtrees = prefix.flatten_up_to(args)
+    except (ValueError, TypeError) as err:
+        raise _user_error(ValueError, f"vmap: in_dims={in_dims!r} (structure {prefix}) is not a "
+                                      f"prefix of the arguments' structure "
+                                      f"{optree.tree_structure(args)}: {err}") from None
+    leaves, dims, specs = [], [], []
+    for dim, sub in zip(optree.tree_leaves(in_dims, none_is_leaf=True), subtrees):
+        sub_leaves, sub_spec = optree.tree_flatten(sub)
+        leaves.extend(sub_leaves)
+        dims.extend([dim] * len(sub_leaves))
+        specs.append((sub_spec, len(sub_leaves)))
+
+    def rebuild(new_leaves):
+        it, out = 0, []
+        for sub_spec, n in specs:
+            out.append(sub_spec.unflatten(new_leaves[it:it + n]))
+            it += n
+        return prefix.unflatten(out)
+    return leaves, dims, rebuild
+
+
+def _leaf_names(args):
+    """A readable name for each argument leaf ('argument 1['w']'), in flattening order."""
+    paths = []
+    for i, a in enumerate(args):
+        for path in optree.tree_paths(a):
+            paths.append(f"argument {i}" + "".join(f"[{p!r}]" for p in path))
+    return paths
+
+
+def _batch_size(args, in_dims, leaves, dims, axis_size):
+    sizes = []
+    for k, (leaf, dim) in enumerate(zip(leaves, dims)):
+        if dim is None:
+            continue
+        shape = getattr(leaf, "shape", None)
+        if shape is None:
+            name = _leaf_names(args)[k]
+            raise _user_error(ValueError, f"vmap: {name} is a {type(leaf).__name__}, which has no "
+                                          f"axes, but in_dim {dim} asks to map over it; give it "
+                                          "in_dims None")
+        nd = len(shape)
+        if not -nd <= dim < nd:
+            name = _leaf_names(args)[k]
+            raise _user_error(ValueError, f"vmap: in_dim {dim} is out of range for {name} of "
+                                          f"shape {tuple(shape)} (rank {nd}); valid dims are "
+                                          f"{-nd}..{nd - 1}")
+        sizes.append((k, shape[dim]))
+    if not sizes:
+        if axis_size is None:
+            raise _user_error(ValueError, "vmap: no input is batched (every in_dim is None or "
+                                          "there are no array inputs) and axis_size is not "
+                                          "given, so the batch size is unknown; pass "
+                                          "axis_size=n")
+        return axis_size
+    distinct = {s for _, s in sizes}
+    if axis_size is not None:
+        distinct.add(axis_size)
+    if len(distinct) > 1:
+        names = _leaf_names(args)
+        listing = ", ".join(f"{names[k]} (in_dim {dims[k]}, shape "
+                            f"{tuple(leaves[k].shape)}) has size {s}" for k, s in sizes)
+        extra = f"; axis_size={axis_size}" if axis_size is not None else ""
+        raise _user_error(ValueError, f"vmap: inconsistent batch sizes: {listing}{extra}")
+    return sizes[0][1]
+
+
+def _run(func, kwargs, leaves, dims, rebuild, size, out_dims):
+    with VmapInterpreter(size) as interp:
+        wrapped = [leaf if dim is None else BatchedTensor(leaf, dim % len(leaf.shape), interp)
+                   for leaf, dim in zip(leaves, dims)]
+        out = func(*rebuild(wrapped), **kwargs)
+    return _unwrap_outputs(out, out_dims, interp, size)
+
+
+def _unwrap_outputs(out, out_dims, interp, size):
+    if out_dims is None or isinstance(out_dims, int):
+        out_leaves, spec = optree.tree_flatten(out)
+        return spec.unflatten([_unwrap_leaf(x, out_dims, interp, size) for x in out_leaves])
+    if isinstance(out_dims, list) and not isinstance(out, list):
+        out_dims = tuple(out_dims)
+    prefix = optree.tree_structure(out_dims, none_is_leaf=True)
+    try:
+        subtrees = prefix.flatten_up_to(out)
+    except (ValueError, TypeError) as err:
+        raise _user_error(ValueError, f"vmap: out_dims={out_dims!r} (structure {prefix}) is not "
+                                      f"a prefix of the outputs' structure "
+                                      f"{optree.tree_structure(out)}: {err}") from None
+    new = [optree.tree_map(lambda x, d=d: _unwrap_leaf(x, d, interp, size), sub)
+           for d, sub in zip(optree.tree_leaves(out_dims, none_is_leaf=True), subtrees)]
+    return prefix.unflatten(new)
+
+
+def _unwrap_leaf(x, out_dim, interp, size):
+    if type(x) is BatchedTensor and x._interpreter is interp:
+        if out_dim is None:
+            raise _user_error(ValueError, f"vmap: an output of shape {x.shape} is batched but "
+                                          "its out_dim is None; out_dims None is only for "
+                                          "outputs that do not depend on a batched input")
+        value, bdim = x.value, x.bdim
+        nd = len(value.shape)
+        if not -nd <= out_dim < nd:
+            raise _user_error(ValueError, f"vmap: out_dim {out_dim} is out of range for an "
+                                          f"output of per-example shape {x.shape}")
+        out_dim %= nd
+        if out_dim == bdim:
+            return value
+        return fnp.moveaxis(value, bdim, out_dim)
+    if isinstance(x, TransformTensor) and not x._interpreter.alive:
+        x._interpreter.check_alive(x)
+    if out_dim is None:
+        return x
+    if not hasattr(x, "shape"):
+        x = module_of(x).asarray(x)
+    nd = len(x.shape) + 1
+    if not -nd <= out_dim < nd:
+        raise _user_error(ValueError, f"vmap: out_dim {out_dim} is out of range for an output "
+                                      f"of per-example shape {tuple(x.shape)}")
+    out_dim %= nd
+    shape = tuple(x.shape)
+    target = shape[:out_dim] + (size,) + shape[out_dim:]
+    expanded = fnp.reshape(x, shape[:out_dim] + (1,) + shape[out_dim:])
+    out = fnp.broadcast_to(expanded, target)
+    return out if isinstance(out, Tensor) else out.copy()
+
+
+def _run_chunked(func, args, kwargs, leaves, dims, rebuild, size, out_dims, chunk_size):
+    pieces = []
+    for start in range(0, size, chunk_size):
+        stop = min(start + chunk_size, size)
+        chunk = []
+        for leaf, dim in zip(leaves, dims):
+            if dim is None:
+                chunk.append(leaf)
+                continue
+            index = (slice(None),) * (dim % len(leaf.shape)) + (slice(start, stop),)
+            chunk.append(fnp.getitem(leaf, index) if isinstance(leaf, Tensor) else leaf[index])
+        pieces.append(_run(func, kwargs, chunk, dims, rebuild, stop - start, out_dims))
+    first_leaves, spec = optree.tree_flatten(pieces[0])
+    per_leaf_dims = _out_dims_per_leaf(pieces[0], out_dims)
+    all_leaves = [optree.tree_leaves(p) for p in pieces]
+    joined = []
+    for k, dim in enumerate(per_leaf_dims):
+        if dim is None:
+            joined.append(first_leaves[k])
+        else:
+            parts = [leaves_k[k] for leaves_k in all_leaves]
+            joined.append(fnp.concatenate(parts, axis=dim))
+    return spec.unflatten(joined)
+
+
+def _out_dims_per_leaf(out, out_dims):
+    leaves = optree.tree_leaves(out)
+    if out_dims is None or isinstance(out_dims, int):
+        return [out_dims] * len(leaves)
+    if isinstance(out_dims, list) and not isinstance(out, list):
+        out_dims = tuple(out_dims)
+    prefix = optree.tree_structure(out_dims, none_is_leaf=True)
+    dims = []
+    for d, sub in zip(optree.tree_leaves(out_dims, none_is_leaf=True),
+                      prefix.flatten_up_to(out)):
+        dims.extend([d] * len(optree.tree_leaves(sub)))
+    return dims

@@ -1,0 +1,37 @@
+"""Set up a local virtual environment and run the demo or the test suite.
+
+    python3 tasks.py demo     # install the package into .venv and run the main demo
+    python3 tasks.py test     # install the package with its test extra and run every test
+"""
+import os
+import subprocess
+import sys
+import venv
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+VENV = os.path.join(ROOT, ".venv")
+PY = os.path.join(VENV, "Scripts" if os.name == "nt" else "bin", "python")
+
+
+def setup(extras):
+    if not os.path.exists(PY):
+        venv.create(VENV, with_pip=True)
+    spec = ".[" + ",".join(extras) + "]" if extras else "."
+    subprocess.check_call([PY, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                           "-e", spec], cwd=ROOT)
+
+
+def main(argv):
+    what = argv[1] if len(argv) > 1 else "test"
+    if what == "demo":
+        setup([])
+        return subprocess.call([PY, os.path.join("examples", "demo.py")], cwd=ROOT)
+    if what == "test":
+        setup(["test"])
+        return subprocess.call([PY, "-m", "pytest", "-n", "auto", *argv[2:]], cwd=ROOT)
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,36 @@
+"""Shared fixtures: the array backends the generic kernel tests run on."""
+import pytest
+
+CUPY_REASON = "cupy and a CUDA GPU are required"
+
+
+def _cupy_with_gpu():
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # not installed, no driver, no device
+        return False
+
+
+HAS_CUPY_GPU = _cupy_with_gpu()
+
+BACKENDS = [pytest.param("numpy", id="numpy"),
+            pytest.param("cupy", id="cupy",
+                         marks=pytest.mark.skipif(not HAS_CUPY_GPU, reason=CUPY_REASON))]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    """The array module name a test runs on: "numpy", or "cupy" when cupy imports and a CUDA
+    GPU is present (skipped otherwise, with the reason CUPY_REASON)."""
+    return request.param
+
+
+@pytest.fixture
+def xp(backend):
+    """The array module of `backend`."""
+    if backend == "cupy":
+        import cupy
+        return cupy
+    import numpy
+    return numpy

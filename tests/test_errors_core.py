@@ -1,0 +1,106 @@
+"""Errors of the op layer: each names what was wrong in the user's terms, nothing is mutated."""
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import functorch_lite as ft
+import functorch_lite.numpy as fnp
+from functorch_lite.testing import PassThroughInterpreter, passthrough
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda t: np.fft.fft(t), "fft"), (lambda t: np.unique(t), "unique"),
+    (lambda t: np.histogram(t), "histogram"), (lambda t: np.gcd(t, t), "gcd"),
+    (lambda t: np.add.outer(t, t), "add.outer")])
+def test_unsupported_numpy_function_names_it_and_the_extension_api(call, name):
+    with pytest.raises(TypeError, match=name) as info:
+        passthrough(call)(np.arange(4.0))
+    assert "defop" in str(info.value)
+
+
+def test_item_assignment_points_to_at():
+    x = np.arange(3.0)
+
+    def f(t):
+        t[0] = 1.0
+    with pytest.raises(TypeError, match=r"\.at\["):
+        passthrough(f)(x)
+    np.testing.assert_array_equal(x, [0.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("op", ["+=", "-=", "*=", "/=", "//=", "**=", "%=", "@="])
+def test_in_place_operators_are_refused(op):
+    x = np.eye(2)
+    namespace = {}
+    exec(f"def f(t):\n    t {op} t\n    return t", namespace)
+    with pytest.raises(TypeError, match="in-place"):
+        passthrough(namespace["f"])(x)
+    np.testing.assert_array_equal(x, np.eye(2))
+
+
+def test_ufunc_out_argument_is_refused():
+    x, out = np.arange(3.0), np.zeros(3)
+    with pytest.raises(TypeError, match="out="):
+        passthrough(lambda t: np.add(t, t, out=out))(x)
+    with pytest.raises(TypeError, match="out="):
+        passthrough(lambda t: np.sum(t, out=out[:1].reshape(())))(x)
+    np.testing.assert_array_equal(out, np.zeros(3))
+
+
+def test_ufunc_at_is_refused_with_a_pointer_to_at():
+    x = np.arange(3.0)
+    with pytest.raises(TypeError, match=r"at\[idx\]\.add"):
+        passthrough(lambda t: np.add.at(t, [0], 1.0))(x)
+    np.testing.assert_array_equal(x, [0.0, 1.0, 2.0])
+
+
+@pytest.fixture
+def fake_cupy(monkeypatch):
+    """A stand-in `cupy` module: enough for the backend to tell the two array kinds apart."""
+    module = types.ModuleType("cupy")
+
+    class ndarray:  # noqa: N801  (cupy's spelling)
+        shape, dtype, ndim = (3,), np.dtype(np.float64), 1
+
+    module.ndarray = ndarray
+    monkeypatch.setitem(sys.modules, "cupy", module)
+    return module
+
+
+def test_mixing_numpy_and_cupy_arrays_is_refused(fake_cupy):
+    with pytest.raises(ft.DeviceMismatchError, match=r"numpy.*cupy") as info:
+        fnp.add(np.ones(3), fake_cupy.ndarray())
+    assert "add" in str(info.value)
+    with pytest.raises(ft.DeviceMismatchError, match="matmul"):
+        fnp.matmul(fake_cupy.ndarray(), np.ones(3))
+    assert issubclass(ft.DeviceMismatchError, TypeError)
+
+
+def test_mixing_under_a_transform_is_refused_too(fake_cupy):
+    with pytest.raises(ft.DeviceMismatchError):
+        passthrough(lambda t: fnp.multiply(t, fake_cupy.ndarray()))(np.ones(3))
+
+
+def test_escaped_wrapper_error_names_the_transform():
+    with PassThroughInterpreter() as interp:
+        w = interp.wrap(np.ones(2))
+    with pytest.raises(ft.EscapedWrapperError, match="pass-through") as info:
+        fnp.exp(w)
+    assert "level 1" in str(info.value)
+
+
+def test_bitwise_operators_on_non_boolean_wrappers_are_refused():
+    with pytest.raises(TypeError, match="boolean"):
+        passthrough(lambda t: t & t)(np.arange(3))
+
+
+@pytest.mark.parametrize("fn, message", [
+    (lambda t: fnp.sum(t, where=t > 0), "where="), (lambda t: fnp.clip(t), "max or min"),
+    (lambda t: fnp.put_along_axis(t, np.array([0]), 1.0, 0, inplace=True), "mutate"),
+    (lambda t: fnp.full((2,), t[0]), "concrete fill_value"),
+    (lambda t: t[fnp.sum(t).astype(np.int64):], "slice bounds")])
+def test_unsupported_arguments_say_so(fn, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        passthrough(fn)(np.arange(3.0))
