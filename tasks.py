@@ -25,7 +25,7 @@ def main(argv):
     what = argv[1] if len(argv) > 1 else "test"
     if what == "demo":
         setup([])
-        return subprocess.call([PY, os.path.join("examples", "demo.py")], cwd=ROOT)
+        return subprocess.call([PY, os.path.join("examples", "dp_sgd.py")], cwd=ROOT)
     if what == "test":
         setup(["test"])
         return subprocess.call([PY, "-m", "pytest", "-n", "auto", *argv[2:]], cwd=ROOT)

@@ -24,3 +24,5 @@ __all__ += ["grad", "grad_and_value", "value_and_grad", "vjp", "GradTensor", "ja
 from .transforms.jacobians import jacfwd  # noqa: E402
 from .transforms.custom import custom_jvp  # noqa: E402
 __all__ += ["jacfwd", "custom_jvp"]
+from .ops.elementwise import stop_gradient  # noqa: E402
+__all__ += ["stop_gradient"]

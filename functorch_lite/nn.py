@@ -8,6 +8,7 @@ import numpy as np
 
 from . import numpy as fnp
 from .numpy._util import dtype_of
+from .ops.elementwise import stop_gradient
 
 
 def relu(x):
@@ -41,8 +42,12 @@ def silu(x):
 
 
 def _max_shift(x, axis):
-    """max over axis (keepdims), replaced by 0 where it is not finite (all -inf rows)."""
-    m = fnp.max(x, axis=axis, keepdims=True)
+    """max over axis (keepdims), replaced by 0 where it is not finite (all -inf rows).
+
+    The functions below do not depend on the shift mathematically (it cancels), so it is a
+    constant to every transform (stop_gradient): no derivative of max or where is computed,
+    at any order, and the ops run below the transforms' levels."""
+    m = fnp.max(stop_gradient(x), axis=axis, keepdims=True)
     return fnp.where(fnp.isfinite(m), m, 0)
 
 
@@ -67,7 +72,7 @@ def softmax(x, axis=-1):
 
 def one_hot(labels, num_classes, dtype=np.float64, axis=-1):
     """Integer labels to one-hot vectors along a new `axis`."""
-    classes = fnp.arange(num_classes)
+    classes = fnp.arange(num_classes, like=labels)  # on the labels' device (numpy or cupy)
     hot = fnp.equal(fnp.expand_dims(labels, -1), classes)
     if axis not in (-1, fnp.ndim(hot) - 1):
         hot = fnp.moveaxis(hot, -1, axis)

@@ -39,13 +39,7 @@ CASES = {
 }
 
 
-# Known disagreement, reported to the lead: jvp splits scatter-min/max ties equally among the
-# tied candidates (as JAX's scatter jvp and the max/min reductions of both modes); the vjp rule
-# (derivatives/vjp_indexing.py, reverse-mode helper's file) gives the full cotangent to each.
-SCATTER_TIES = {"at_max_ties", "at_min_ties"}
-NAMES = [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="scatter min/max ties: vjp does not split the cotangent yet"))
-    if n in SCATTER_TIES else n for n in sorted(CASES)]
+NAMES = sorted(CASES)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -7,7 +7,7 @@ for _op in [ew.negative, ew.positive, ew.abs, ew.exp, ew.exp2, ew.expm1, ew.log,
             ew.tan, ew.arcsin, ew.arccos, ew.arctan, ew.sinh, ew.cosh, ew.tanh, ew.arcsinh,
             ew.arccosh, ew.arctanh, ew.real, ew.imag, ew.conj, ew.sign, ew.floor, ew.ceil,
             ew.rint, ew.trunc, ew.isnan, ew.isinf, ew.isfinite, ew.logical_not, ew.round,
-            ew.astype]:
+            ew.astype, ew.stop_gradient]:
     elementwise(_op)
 
 for _op in [ew.add, ew.subtract, ew.multiply, ew.divide, ew.power, ew.remainder, ew.maximum,

@@ -1,7 +1,8 @@
 """vjp rules of gather (getitem) and scatter (.at[idx].set/add/multiply/min/max).
 
 The transpose of a gather is a scatter-add (repeated indices accumulate); index arrays get no
-cotangent. For scatter min/max the cotangent goes to every operand equal to the result.
+cotangent. For scatter min/max the cotangent is split equally among the operands that attain the
+result (x's old value and every value written there), as the jvp and the max/min reductions do.
 """
 from .. import numpy as fnp
 from ..ops import elementwise as ew
@@ -36,12 +37,16 @@ def _scatter_vjp(ct, primals, out, needed=None, *, index, mode):
             ct_x = ew.multiply(ct, factor)
         if want_v:  # d out / d v = out / v at the positions v lands on
             ct_v = ew.divide(getitem(ew.multiply(ct, out), *arrays, index=index), values)
-    else:  # min / max: the cotangent flows to whichever operand equals the result
+    else:  # min / max: equal shares among the candidates that attain the result (ties)
+        x_hits = ew.astype(ew.equal(x, out), dtype=out.dtype)
+        v_hits = ew.astype(ew.equal(values, getitem(out, *arrays, index=index)), dtype=out.dtype)
+        count = ew.add(x_hits, scatter(fnp.zeros(shape_of(out), dtype=out.dtype), v_hits,
+                                       *arrays, index=index, mode="add"))
+        share = ew.divide(ct, count)
         if want_x:
-            ct_x = ew.where(ew.equal(x, out), ct, 0.0)
+            ct_x = ew.multiply(share, x_hits)
         if want_v:
-            picked = getitem(out, *arrays, index=index)
-            ct_v = ew.where(ew.equal(values, picked), getitem(ct, *arrays, index=index), 0.0)
+            ct_v = ew.multiply(getitem(share, *arrays, index=index), v_hits)
     return (ct_x, ct_v) + (None,) * len(arrays)
 
 

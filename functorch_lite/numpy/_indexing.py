@@ -10,6 +10,11 @@ from ._util import as_operand, ndim, normalize_axis, shape, xp_of
 def parse_index(idx, xp=np):
     """Split a NumPy index into (static index with ARRAY slots, array operands). Lists and
     booleans become arrays of `xp` (the indexed value's array module)."""
+    kind = type(idx)
+    if kind is int:  # fast paths for the commonest single indices
+        return (idx,), []
+    if kind is np.ndarray or isinstance(idx, Tensor):
+        return (ARRAY,), [idx]
     if not isinstance(idx, tuple):
         idx = (idx,)
     static, arrays = [], []

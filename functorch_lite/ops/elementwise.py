@@ -53,6 +53,11 @@ isnan = _ufunc_op("isnan", differentiable=False)
 isinf = _ufunc_op("isinf", differentiable=False)
 isfinite = _ufunc_op("isfinite", differentiable=False)
 logical_not = _ufunc_op("logical_not", differentiable=False)
+stop_gradient = defop(
+    "stop_gradient", lambda xp, x: x, numpy_impl=lambda x: x, differentiable=False,
+    doc="The identity, seen by every transform as a constant: no tangent or cotangent flows "
+        "through it (jax.lax.stop_gradient). For terms whose derivative is known to cancel, "
+        "such as the max shift of logsumexp, so that no transform computes it.")
 round = defop("round", lambda xp, x, decimals=0: xp.round(x, decimals), differentiable=False,
               doc="Round to `decimals` places (half to even), as numpy.round.")
 

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import numpy as fnp
+from ..ops.elementwise import stop_gradient
 from .samples_base import (
     ABOVE_ONE, BOOL, EVEN, F32, F64, I32, I64, NONZERO, ODD, OFF_INTEGER, POSITIVE, REAL,
     SMALL_POWER, UNIT, OpInfo, S, array, binary, fixed, unary)
@@ -159,6 +160,9 @@ OTHER = [
     OpInfo("where", *_same("where"), _where_samples,
            doc="differentiable in x and y only; the condition is a boolean leaf"),
     OpInfo("clip", *_same("clip"), _clip_samples),
+    OpInfo("stop_gradient", stop_gradient, lambda x: x, unary(ints=True, bools=True),
+           differentiable=False, numpy_fn=None,
+           doc="functorch_lite.stop_gradient: the identity with no derivative"),
     OpInfo("astype", *_same("astype"), _astype_samples,
            doc="casts to integer dtypes have no derivative (values are away from integers)"),
 ]
