@@ -17,7 +17,7 @@ import sys
 import numpy
 
 from .backend import array_module
-from .tensor import Tensor
+from .tensor import Tensor, TransformTensor
 
 _MODULES = sys.modules
 
@@ -98,11 +98,43 @@ def defop(name, kernel, *, differentiable=True, multiple_results=False, doc=None
     return op
 
 
+def _plain_transform_type(cls):
+    """Whether `cls` is a TransformTensor that keeps TransformTensor's __tensor_function__."""
+    plain = (issubclass(cls, TransformTensor) and
+             cls.__tensor_function__.__func__ is TransformTensor.__tensor_function__.__func__)
+    _PLAIN_TRANSFORM_TYPES[cls] = plain
+    return plain
+
+
+_PLAIN_TRANSFORM_TYPES = {}
+
+
 def dispatch(op, args, params):
     """Offer the op to each Tensor type among `args`, highest level first, until one handles it.
 
-    See Note [levels and escaped wrappers] in interpreter.py.
+    See Note [levels and escaped wrappers] in interpreter.py. Fast path: when every Tensor
+    among `args` is a transform wrapper, the first type offered would be a TransformTensor,
+    which hands the op to the interpreter of highest level; that is done here directly.
     """
+    top = None
+    plain = _PLAIN_TRANSFORM_TYPES
+    for a in args:
+        if isinstance(a, Tensor):
+            cls = type(a)
+            is_plain = plain.get(cls)
+            if is_plain is None:
+                is_plain = _plain_transform_type(cls)
+            if not is_plain:
+                return _dispatch_by_level(op, args, params)
+            interp = a._interpreter
+            if not interp.alive:
+                interp.check_alive(a)
+            if top is None or interp.level > top.level:
+                top = interp
+    return top.process(op, args, params)
+
+
+def _dispatch_by_level(op, args, params):
     levels = {}
     for a in args:
         if isinstance(a, Tensor):

@@ -11,6 +11,8 @@ defers both to the interpreter that made the wrapper.
 """
 import numpy as _np
 
+from .backend import module_of
+
 
 class Tensor:
     """Base class of wrapper tensors (transform wrappers and user-defined ones).
@@ -117,10 +119,25 @@ class Tensor:
 class TransformTensor(Tensor):
     """A wrapper made by a transform's interpreter; dispatch and conversions defer to it.
 
-    See Note [levels and escaped wrappers] in interpreter.py.
+    A subclass stores the value one level down (a raw array or a lower-level wrapper) in
+    `value`; shape, dtype and array module are read off it (BatchedTensor refines `shape` to
+    the per-example view). See Note [levels and escaped wrappers] in interpreter.py.
     """
 
     __slots__ = ("_interpreter",)
+
+    @property
+    def shape(self):
+        return tuple(self.value.shape)
+
+    @property
+    def dtype(self):
+        return self.value.dtype
+
+    @property
+    def xp(self):
+        v = self.value
+        return v.xp if isinstance(v, Tensor) else module_of(v)
 
     @property
     def level(self):

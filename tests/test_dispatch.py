@@ -235,7 +235,10 @@ METHODS = {
     "and": lambda t: (t > 0) & (t < 1), "or": lambda t: (t > 2) | (t < -1),
     "xor": lambda t: (t > 0) ^ (t > 1), "invert": lambda t: ~(t > 0),
     "rand_ndarray": lambda t: (_RAW > 0) & (t > 0), "ror_ndarray": lambda t: (_RAW > 0) | (t > 1),
-    "np_invert_bool": lambda t: np.invert(t > 0),
+    "np_invert_bool": lambda t: np.invert(t > 0), "np_add_reduce": lambda t: np.add.reduce(t),
+    "np_maximum_reduce": lambda t: np.maximum.reduce(t, axis=1),
+    "np_multiply_accumulate": lambda t: np.multiply.accumulate(t, axis=1),
+    "np_sum_method_route": lambda t: np.sum(t, axis=-1, keepdims=True),
     "np_bitwise_xor_bool": lambda t: np.bitwise_xor(_RAW > 0, t > 0),
 }
 

@@ -47,7 +47,7 @@ def _assert_no_wrappers(out):
 @pytest.mark.parametrize("info, sample", _cases())
 def test_kernel(info, sample, backend):
     """fn on plain arrays: same shape, dtype and values (nan-aware) as the NumPy reference."""
-    _skip_if_listed(info, sample, "kernel")
+    _skip_if_listed(info, sample, "test_kernel")
     if backend == "numpy":
         out = sample.call(info.fn)
     else:
@@ -61,7 +61,7 @@ def test_kernel(info, sample, backend):
 @pytest.mark.parametrize("info, sample", _cases(lambda info: not info.creation))
 def test_passthrough(info, sample):
     """Through a pass-through interpreter wrapping every leaf: the result is unchanged."""
-    _skip_if_listed(info, sample, "passthrough")
+    _skip_if_listed(info, sample, "test_passthrough")
     out = passthrough(lambda *leaves: sample.call(info.fn, leaves))(*sample.leaves())
     _assert_no_wrappers(out)
     assert_matches_reference(info, sample, out)
@@ -72,7 +72,7 @@ def test_passthrough(info, sample):
 def test_numpy_dispatch(info, sample):
     """numpy's function of the same name, called on wrappers, routes to our op and gives what
     it gives on plain arrays."""
-    _skip_if_listed(info, sample, "numpy_dispatch")
+    _skip_if_listed(info, sample, "test_numpy_dispatch")
     expected = sample.call(info.numpy_fn)
     out = passthrough(lambda *leaves: sample.call(info.numpy_fn, leaves))(*sample.leaves())
     _assert_no_wrappers(out)
@@ -162,6 +162,11 @@ def test_sample_api():
     np.testing.assert_array_equal(sample.call(info.fn), x + y)
     with pytest.raises(KeyError, match="no OpInfo"):
         op_info("no_such_op")
+    with pytest.raises(ValueError, match="leaves given"):
+        sample.replace_leaves([x])
+    nested = op_info("concatenate").samples(np.random.default_rng(0))[0]
+    a, b = nested.leaves()
+    assert nested.replace_leaves([b, a])[0][0] is b  # leaves inside a list are found
 
 
 # -- property tests: random shapes, axes and keepdims against NumPy -----------------------------
@@ -213,3 +218,28 @@ def test_reductions_match_numpy(name, case, dtype, data):
     tol = {"rtol": 1e-4, "atol": 1e-5} if dtype == np.float32 else {}
     assert_close(fn(x, axis=axis, keepdims=keepdims), expected, **tol)
     assert_close(passthrough(lambda v: fn(v, axis=axis, keepdims=keepdims))(x), expected, **tol)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
+def test_basic_indexing_matches_numpy(data, shape):
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    idx = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+    assert_close(fnp.getitem(x, idx), x[idx])
+    assert_close(passthrough(lambda v: v[idx])(x), x[idx])
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
+def test_integer_array_indexing_and_at_add_match_numpy(data, shape):
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    idx = data.draw(hnp.integer_array_indices(shape, result_shape=hnp.array_shapes(
+        min_dims=0, max_dims=2, max_side=3)))
+    expected = x[idx]
+    assert_close(fnp.getitem(x, idx), expected)
+    assert_close(passthrough(lambda v, *i: v[i])(x, *idx), expected)
+    values = np.ones(expected.shape)
+    accumulated = x.copy()
+    np.add.at(accumulated, idx, values)  # repeated indices accumulate
+    assert_close(fnp.at(x)[idx].add(values), accumulated)
+    assert_close(passthrough(lambda v, w, *i: v.at[i].add(w))(x, values, *idx), accumulated)

@@ -14,10 +14,10 @@ from ..numpy._util import ndim as _generic_ndim, normalize_axis, shape
 
 def ndim(x):
     """Rank of an operand (array, wrapper or Python scalar), without NumPy's slow path."""
-    if isinstance(x, Number):
-        return 0
     nd = getattr(x, "ndim", None)
-    return nd if nd is not None else _generic_ndim(x)
+    if nd is not None:
+        return nd
+    return 0 if isinstance(x, Number) else _generic_ndim(x)
 
 
 def batch_size(args, bdims):

@@ -7,7 +7,7 @@ GEMM (or one LAPACK solve with many right-hand sides): a matrix times a batch of
 `W @ X.T`, not B matrix-vector products. Otherwise batch dims go first and the stack dims are
 aligned with unit dims, so NumPy's broadcasting does the rest.
 """
-import numpy as np
+import math
 
 from ..ops import linalg as la, shape as sh
 from ..numpy._util import ndim, shape
@@ -54,7 +54,7 @@ def matmul_batch_rule(args, bdims):
     if bb is None and rb <= 2:          # batch of rows/matrices times one matrix or vector
         a = move_bdim_to_front(a, ab)
         sa = shape(a)
-        rows = int(np.prod(sa[:-1], dtype=np.int64))
+        rows = math.prod(sa[:-1])
         out = la.matmul(_reshape(a, (rows, sa[-1])) if ra >= 2 else a, b)
         if ra >= 2:
             out = _reshape(out, tuple(sa[:-1]) + tuple(shape(b)[1:]))

@@ -52,7 +52,11 @@ defvjp(ew.astype, lambda g, o, x, dtype: g)  # fitted back to x's dtype by rever
 def _power_base(g, o, x, y):
     """d/dx x**y = y x**(y-1), taken as 0 where y == 0 (so 0**0 has derivative 0, as JAX)."""
     if isinstance(y, (int, float)):
-        return None if y == 0 else mul(g, mul(ew.power(x, y - 1), y))
+        # (g * y) first: under jvp (forward over reverse) x carries the big tangent and g
+        # usually none, so the constant factor is applied to g, not in a pass over x's tangent
+        if y == 0:
+            return None
+        return mul(mul(g, y), x if y == 2 else ew.power(x, y - 1))
     return select(ew.not_equal(y, 0), mul(g, mul(ew.power(x, ew.subtract(y, 1)), y)))
 
 

@@ -14,10 +14,13 @@ from ..ops import elementwise as ew, reductions as red, shape as sh
 def defvjp(op, *per_operand):
     """Register op's vjp rule from one function per operand (None: not differentiable)."""
     def rule(ct, primals, out, needed=None, **params):
-        return tuple(
-            None if fn is None or (needed is not None and not needed[i])
-            else fn(ct, out, *primals, **params)
-            for i, fn in enumerate(per_operand[:len(primals)]))
+        cts = []
+        for i, fn in enumerate(per_operand[:len(primals)]):
+            if fn is None or (needed is not None and not needed[i]):
+                cts.append(None)
+            else:
+                cts.append(fn(ct, out, *primals, **params))
+        return tuple(cts)
     rule.takes_needed = True
     rule.__name__ = f"{op.name}_vjp"
     op.def_vjp(rule)

@@ -27,6 +27,8 @@ def _matmul_a(g, out, a, b):
     if na == 1 and nb == 1:
         return ew.multiply(g, b)
     if nb == 1:                        # (..., m, k) @ (k,): outer(g, b)
+        if na == 2:                    # see _matmul_b
+            return la.einsum(g, b, subscripts="m,k->mk")
         return ew.multiply(fnp.expand_dims(g, -1), b)
     if na == 1:                        # (k,) @ (..., k, n) -> (..., n): b @ g
         if nb == 2:
@@ -45,6 +47,9 @@ def _matmul_b(g, out, a, b):
     if na == 1 and nb == 1:
         return ew.multiply(g, a)
     if na == 1:                        # (k,) @ (..., k, n): outer(a, g)
+        if nb == 2:                    # one einsum: a single op, and under vmap (per-example
+            # weight gradients, "zk,zn->zkn") NumPy's einsum loop beats a broadcast multiply
+            return la.einsum(a, g, subscripts="k,n->kn")
         return ew.multiply(fnp.expand_dims(a, -1), fnp.expand_dims(g, -2))
     if nb == 1:                        # (..., m, k) @ (k,) -> (..., m): sum over batch of g a
         k = shape_of(a)[-1]

@@ -6,9 +6,8 @@ Tests and users writing their own interpreter can start from it.
 """
 import optree
 
-from ..backend import module_of
 from ..interpreter import Interpreter
-from ..tensor import Tensor, TransformTensor
+from ..tensor import TransformTensor
 
 
 class PassThroughTensor(TransformTensor):
@@ -17,19 +16,6 @@ class PassThroughTensor(TransformTensor):
     def __init__(self, value, interpreter):
         self.value = value
         self._interpreter = interpreter
-
-    @property
-    def shape(self):
-        return tuple(self.value.shape)
-
-    @property
-    def dtype(self):
-        return self.value.dtype
-
-    @property
-    def xp(self):
-        v = self.value
-        return v.xp if isinstance(v, Tensor) else module_of(v)
 
 
 class PassThroughInterpreter(Interpreter):

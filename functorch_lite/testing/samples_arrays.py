@@ -7,7 +7,7 @@ boolean leaves are never differentiated).
 import numpy as np
 
 from .. import numpy as fnp
-from .samples_base import (BOOL, EVEN, F32, F64, I64, ODD, REAL, OpInfo, S, array)
+from .samples_base import EVEN, F32, F64, I64, ODD, REAL, OpInfo, S, array
 
 
 def _same(name):

@@ -36,12 +36,11 @@ class Sample:
     def replace_leaves(self, new_leaves):
         """args with the ndarray leaves replaced, in order, by `new_leaves`."""
         new_leaves = list(new_leaves)
-        it = iter(new_leaves)
-        out = optree.tree_map(lambda x: next(it) if isinstance(x, np.ndarray) else x, self.args)
-        if next(it, it) is not it:
+        if len(new_leaves) != len(self.leaves()):
             raise ValueError(f"sample {self.name!r}: {len(new_leaves)} leaves given, "
                              f"{len(self.leaves())} expected")
-        return out
+        it = iter(new_leaves)
+        return optree.tree_map(lambda x: next(it) if isinstance(x, np.ndarray) else x, self.args)
 
     def call(self, fn, leaves=None):
         """fn(*args, **kwargs), with the leaves replaced when `leaves` is given."""
@@ -67,9 +66,9 @@ class OpInfo:
     numpy_fn: the NumPy function of the same name, reached on wrappers through NumPy's dispatch
         protocols (resolved from the name unless given; None when there is none).
     rtol/atol: per-dtype overrides of the default tolerances (keys: anything np.dtype accepts).
-    skips: test name -> reason, for known failures. Keys are the short test names ("kernel",
-        "passthrough", "numpy_dispatch", "vmap", "grad", "jvp", ...) or "test:sample_name"
-        for one sample; see skip_reason.
+    skips: test name -> reason, for known failures. Keys are test function names
+        ("test_kernel", "test_vmap", "test_jvp", ...) or "test_name:sample_name" for one
+        sample; see skip_reason.
     doc: anything special about the entry (why fn is not the bare function, ...).
     """
 
@@ -99,8 +98,8 @@ class OpInfo:
         self.samples = samples
 
     def skip_reason(self, test, sample_name=None):
-        """The reason `test` (e.g. "kernel", "vmap", "grad") is skipped for this entry, or for
-        one sample (key "test:sample_name"), or None."""
+        """The reason test function `test` (e.g. "test_vmap") is skipped for this entry, or
+        for one sample (key "test_vmap:sample_name"), or None."""
         reason = self.skips.get(test)
         if reason is None and sample_name is not None:
             reason = self.skips.get(f"{test}:{sample_name}")

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import numpy as fnp
-from .samples_base import (BOOL, EVEN, F32, F64, I64, NEAR_ONE, REAL, OpInfo, S, array, fixed,
+from .samples_base import (EVEN, F32, F64, I64, NEAR_ONE, REAL, OpInfo, S, array, fixed,
                            reduction)
 
 

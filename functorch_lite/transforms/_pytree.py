@@ -64,8 +64,15 @@ def flatten_diff_args(args, argnums, transform):
     """Flatten the selected arguments: (list of leaves, treespec of the selected tuple).
 
     Leaves are made differentiable (see `as_differentiable_leaf`)."""
+    selected = tuple(args[i] for i in argnums)
+    leaves, spec = optree.tree_flatten(selected)
+    for leaf in leaves:  # the common case, checked without naming positions
+        if not ((isinstance(leaf, Tensor) or is_array(leaf)) and dtype_of(leaf).kind in "fc"):
+            break
+    else:
+        return leaves, spec
     leaves = []
-    paths, leaves_raw, spec = optree.tree_flatten_with_path(tuple(args[i] for i in argnums))
+    paths, leaves_raw, spec = optree.tree_flatten_with_path(selected)
     for path, leaf in zip(paths, leaves_raw):
         where = f"argument {argnums[path[0]]}" + "".join(f"[{p!r}]" for p in path[1:])
         leaves.append(as_differentiable_leaf(leaf, where, transform))

@@ -34,7 +34,7 @@ import numbers
 import numpy as np
 import optree
 
-from ..backend import is_array, module_of
+from ..backend import is_array
 from ..interpreter import Interpreter
 from ..tensor import Tensor, TransformTensor
 from ..derivatives import (  # noqa: F401  (registers the jvp rules)
@@ -53,25 +53,16 @@ float0 = np.dtype([("float0", np.void, 0)])
 class DualTensor(TransformTensor):
     """A primal value and its tangent (same shape and dtype) at one forward-mode level."""
 
-    __slots__ = ("primal", "tangent")
+    __slots__ = ("value", "tangent")
 
     def __init__(self, primal, tangent, interpreter):
-        self.primal = primal
+        self.value = primal
         self.tangent = tangent
         self._interpreter = interpreter
 
     @property
-    def shape(self):
-        return tuple(self.primal.shape)
-
-    @property
-    def dtype(self):
-        return self.primal.dtype
-
-    @property
-    def xp(self):
-        p = self.primal
-        return p.xp if isinstance(p, Tensor) else module_of(p)
+    def primal(self):
+        return self.value
 
 
 class ForwardInterpreter(Interpreter):
@@ -274,19 +265,6 @@ class TapeTensor(TransformTensor):
         self.value = value
         self.node = node
         self._interpreter = interpreter
-
-    @property
-    def shape(self):
-        return tuple(self.value.shape)
-
-    @property
-    def dtype(self):
-        return self.value.dtype
-
-    @property
-    def xp(self):
-        v = self.value
-        return v.xp if isinstance(v, Tensor) else module_of(v)
 
 
 class LinearTapeInterpreter(Interpreter):

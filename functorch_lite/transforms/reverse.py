@@ -34,7 +34,6 @@ import numpy as np
 import optree
 
 from .. import numpy as fnp
-from ..backend import module_of
 from ..derivatives import vjp_elementwise, vjp_reductions, vjp_shape, vjp_indexing, \
     vjp_linalg  # noqa: F401  (registers the vjp rules)
 from ..derivatives.vjp_helpers import unbroadcast
@@ -53,19 +52,6 @@ class GradTensor(TransformTensor):
         self.value = value
         self.slot = slot
         self._interpreter = interpreter
-
-    @property
-    def shape(self):
-        return tuple(self.value.shape)
-
-    @property
-    def dtype(self):
-        return self.value.dtype
-
-    @property
-    def xp(self):
-        v = self.value
-        return v.xp if isinstance(v, Tensor) else module_of(v)
 
 
 class _Node:
@@ -156,6 +142,11 @@ class ReverseInterpreter(Interpreter):
 def fit_cotangent(ct, primal):
     """`ct` summed down to the shape of `primal` and cast to its dtype (real part for a real
     primal)."""
+    try:
+        if ct.shape == primal.shape and ct.dtype == primal.dtype:
+            return ct  # the common case: nothing to fit
+    except AttributeError:
+        pass
     pshape = tuple(getattr(primal, "shape", ()))
     if tuple(getattr(ct, "shape", ())) != pshape:
         ct = unbroadcast(ct, pshape)
@@ -192,7 +183,7 @@ def backward(tape, nslots, seeds):
         in_slots = node.in_slots
         if getattr(rule, "takes_needed", False):
             in_cts = rule(ct, node.primals, node.out,
-                          needed=tuple(s is not None for s in in_slots), **node.params)
+                          needed=tuple([s is not None for s in in_slots]), **node.params)
         else:
             in_cts = rule(ct, node.primals, node.out, **node.params)
         for slot, primal, g in zip(in_slots, node.primals, in_cts):

@@ -43,14 +43,6 @@ class BatchedTensor(TransformTensor):
     def ndim(self):
         return len(self.value.shape) - 1
 
-    @property
-    def dtype(self):
-        return self.value.dtype
-
-    @property
-    def xp(self):
-        v = self.value
-        return v.xp if isinstance(v, Tensor) else module_of(v)
 
     def __repr__(self):
         return (f"BatchedTensor(shape={self.shape}, dtype={self.dtype}, bdim={self.bdim}, "
@@ -93,6 +85,8 @@ class VmapInterpreter(Interpreter):
                                                 params)
             else:
                 out, out_bdim = rule(values, tuple(bdims), **params)
+            if not op.multiple_results:
+                return out if out_bdim is None else BatchedTensor(out, out_bdim, self)
         except (VmapShapeError, VmapIndexError) as err:
             raise self._shape_error(type(err), op, args, err.kernel_message) from err
         except ValueError as err:
@@ -101,9 +95,7 @@ class VmapInterpreter(Interpreter):
             raise self._shape_error(VmapShapeError, op, args, str(err)) from err
         except IndexError as err:
             raise self._shape_error(VmapIndexError, op, args, str(err)) from err
-        if op.multiple_results:
-            return tuple(self._wrap(o, b) for o, b in zip(out, out_bdim))
-        return self._wrap(out, out_bdim)
+        return tuple(self._wrap(o, b) for o, b in zip(out, out_bdim))
 
     def _wrap(self, value, bdim):
         if bdim is None:
