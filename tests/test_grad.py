@@ -396,3 +396,14 @@ def test_custom_vjp_nondiff_argnums_and_pytrees():
     d = {"a": np.array(1.0), "b": np.array(2.0)}
     g = ft.grad(lambda d: apply(fnp.sin, d))(d)
     assert g["a"] == 100.0 and g["b"] == 1.0
+
+
+def test_raw_array_conversion_is_refused_but_integer_results_concretize():
+    with pytest.raises(TypeError, match="derivative would be lost"):
+        ft.grad(lambda x: np.asarray(x).sum())(np.ones(3))
+    # nonzero's integer result carries no derivative: it reads the value below the grad level
+    def picked(x):
+        (idx,) = ft.numpy.nonzero(x * (x > 0.5))  # nonzero of a value under grad
+        return x[idx].sum()
+    x = np.array([0.1, 0.9, 0.7])
+    np.testing.assert_allclose(ft.grad(picked)(x), [0.0, 1.0, 1.0])

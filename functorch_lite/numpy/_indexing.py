@@ -170,6 +170,10 @@ def argwhere(a):
 
 
 def _concrete(a):
+    """The raw array of `a`: derivative levels are dropped (integer results carry none); a
+    batched value is refused (the result's shape would differ per example)."""
+    if isinstance(a, Tensor):
+        a = ew.stop_gradient(a)
     if isinstance(a, Tensor):
         return a._concretize("array")
     return a if hasattr(a, "shape") else np.asarray(a)

@@ -129,11 +129,14 @@ class ReverseInterpreter(Interpreter):
         return wrapped
 
     def concretize(self, tensor, kind):
+        if kind == "array":
+            raise TypeError(
+                f"cannot convert a value under {self.name} (level {self.level}) to a raw array: "
+                "its derivative would be lost silently. Use functorch_lite.numpy functions on "
+                "it, float(x) for a Python number, or ft.stop_gradient(x) for a constant")
         value = tensor.value
         if isinstance(value, Tensor):
             return value._concretize(kind)
-        if kind == "array":
-            return value
         if kind == "index":
             return value.__index__()
         return {"bool": bool, "int": int, "float": float, "complex": complex}[kind](value)
