@@ -17,7 +17,7 @@ import sys
 import numpy
 
 from .backend import array_module
-from .tensor import Tensor, TransformTensor
+from .tensor import Tensor, TransformTensor, top_interpreter
 
 _MODULES = sys.modules
 
@@ -98,40 +98,30 @@ def defop(name, kernel, *, differentiable=True, multiple_results=False, doc=None
     return op
 
 
-def _plain_transform_type(cls):
-    """Whether `cls` is a TransformTensor that keeps TransformTensor's __tensor_function__."""
-    plain = (issubclass(cls, TransformTensor) and
-             cls.__tensor_function__.__func__ is TransformTensor.__tensor_function__.__func__)
-    _PLAIN_TRANSFORM_TYPES[cls] = plain
-    return plain
-
-
 _PLAIN_TRANSFORM_TYPES = {}
+
+
+def _is_plain_transform_type(cls):
+    """Whether `cls` is a TransformTensor that keeps TransformTensor's __tensor_function__."""
+    plain = _PLAIN_TRANSFORM_TYPES.get(cls)
+    if plain is None:
+        plain = _PLAIN_TRANSFORM_TYPES[cls] = (
+            issubclass(cls, TransformTensor) and
+            cls.__tensor_function__.__func__ is TransformTensor.__tensor_function__.__func__)
+    return plain
 
 
 def dispatch(op, args, params):
     """Offer the op to each Tensor type among `args`, highest level first, until one handles it.
 
     See Note [levels and escaped wrappers] in interpreter.py. Fast path: when every Tensor
-    among `args` is a transform wrapper, the first type offered would be a TransformTensor,
+    among `args` is a plain transform wrapper, the first type offered would be TransformTensor,
     which hands the op to the interpreter of highest level; that is done here directly.
     """
-    top = None
-    plain = _PLAIN_TRANSFORM_TYPES
     for a in args:
-        if isinstance(a, Tensor):
-            cls = type(a)
-            is_plain = plain.get(cls)
-            if is_plain is None:
-                is_plain = _plain_transform_type(cls)
-            if not is_plain:
-                return _dispatch_by_level(op, args, params)
-            interp = a._interpreter
-            if not interp.alive:
-                interp.check_alive(a)
-            if top is None or interp.level > top.level:
-                top = interp
-    return top.process(op, args, params)
+        if isinstance(a, Tensor) and not _is_plain_transform_type(type(a)):
+            return _dispatch_by_level(op, args, params)
+    return top_interpreter(args).process(op, args, params)
 
 
 def _dispatch_by_level(op, args, params):

@@ -145,15 +145,7 @@ class TransformTensor(Tensor):
 
     @classmethod
     def __tensor_function__(cls, op, types, args, params):
-        top = None
-        for a in args:
-            if isinstance(a, TransformTensor):
-                interp = a._interpreter
-                if not interp.alive:
-                    interp.check_alive(a)
-                if top is None or interp.level > top.level:
-                    top = interp
-        return top.process(op, args, params)
+        return top_interpreter(args).process(op, args, params)
 
     def _concretize(self, kind):
         self._interpreter.check_alive(self)
@@ -162,6 +154,20 @@ class TransformTensor(Tensor):
     def __repr__(self):
         return (f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype}, "
                 f"level={self._interpreter.level})")
+
+
+def top_interpreter(args):
+    """The interpreter of highest level among the transform wrappers in `args`; a wrapper whose
+    transform has returned raises EscapedWrapperError (Note [levels and escaped wrappers])."""
+    top = None
+    for a in args:
+        if isinstance(a, TransformTensor):
+            interp = a._interpreter
+            if not interp.alive:
+                interp.check_alive(a)
+            if top is None or interp.level > top.level:
+                top = interp
+    return top
 
 
 def _install_array_methods():
