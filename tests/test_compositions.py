@@ -345,3 +345,41 @@ def test_random_compositions(choices, stack, seed):
     for g, e in zip(got, expected):
         np.testing.assert_allclose(np.asarray(g), e, rtol=1e-4, atol=1e-6,
                                    err_msg=f"{stack} of ops {choices}")
+
+
+# -- regressions found by exercising realistic user code ----------------------------------------
+
+def test_copy_method_and_np_copy_under_transforms():
+    # x.copy() is in every NumPy user's code; it used to raise AttributeError on wrappers
+    x = np.random.default_rng(0).standard_normal((3, 4))
+
+    def f(a):
+        b = a.copy()
+        return np.copy(b) * a
+    np.testing.assert_allclose(ft.vmap(f)(x), x * x)
+    np.testing.assert_allclose(ft.grad(lambda a: f(a).sum())(x), 2 * x)
+    _, t = ft.jvp(f, (x,), (np.ones_like(x),))
+    np.testing.assert_allclose(t, 2 * x)
+    raw = fnp.copy(x)
+    assert raw is not x and np.shares_memory(raw, x) is False
+
+
+def test_singular_values_of_non_square_matrix_are_differentiable():
+    # np.linalg.svd(a, compute_uv=False) (full_matrices defaults to True) of a 3x4 matrix: the
+    # singular values do not depend on full_matrices, yet the vjp used to refuse them
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((3, 4))
+    w = rng.standard_normal(3)
+
+    def f(a):
+        return np.linalg.svd(a, compute_uv=False) @ w
+    expected = np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[i] = 1e-6
+        expected[i] = (np.linalg.svd(a + e, compute_uv=False) @ w
+                       - np.linalg.svd(a - e, compute_uv=False) @ w) / 2e-6
+    np.testing.assert_allclose(ft.grad(f)(a), expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(ft.jacfwd(f)(a), expected, rtol=1e-6, atol=1e-8)
+    batch = np.stack([a, 2 * a])
+    np.testing.assert_allclose(ft.vmap(ft.grad(f))(batch)[1], ft.grad(f)(2 * a), atol=1e-12)

@@ -398,6 +398,20 @@ def test_custom_vjp_nondiff_argnums_and_pytrees():
     assert g["a"] == 100.0 and g["b"] == 1.0
 
 
+def test_custom_vjp_under_forward_mode_is_a_clear_error():
+    # as JAX: forward mode cannot see through a reverse-only rule; the error names the function
+    # and the way out (it used to be "op has no jvp rule; add one with op.def_rule")
+    x = np.array([1.0, 2.0])
+    for run in (lambda: ft.jvp(lambda x: clip_gradient(x, 0.5), (x,), (x,)),
+                lambda: ft.jacfwd(lambda x: clip_gradient(x, 0.5))(x),
+                lambda: ft.linearize(lambda x: clip_gradient(x, 0.5), x)):
+        with pytest.raises(TypeError, match="custom_vjp function 'clip_gradient'.*custom_jvp"):
+            run()
+    # reverse-over-reverse still works
+    np.testing.assert_allclose(ft.jacrev(ft.jacrev(lambda x: (clip_gradient(x, 9.0) ** 2).sum()))(x),
+                               2 * np.eye(2))
+
+
 def test_raw_array_conversion_is_refused_but_integer_results_concretize():
     with pytest.raises(TypeError, match="derivative would be lost"):
         ft.grad(lambda x: np.asarray(x).sum())(np.ones(3))

@@ -220,6 +220,17 @@ def test_error_conversion_of_batched_value(convert):
         ft.vmap(lambda x: convert(fnp.sum(x) if x.ndim else x))(np.arange(3.0))
 
 
+def test_error_indexing_plain_array_with_batched_index_points_to_take():
+    # an embedding lookup table[i] with a plain NumPy table: NumPy converts the index, which
+    # cannot be batched; the error used to talk only about control flow
+    table = np.arange(12.0).reshape(6, 2)
+    tokens = np.array([0, 3, 5])
+    with pytest.raises(TypeError, match=r"fnp.take\(table, i, axis=0\)"):
+        ft.vmap(lambda i: table[i])(tokens)
+    np.testing.assert_array_equal(ft.vmap(lambda i: fnp.take(table, i, axis=0))(tokens),
+                                  table[tokens])
+
+
 def test_error_out_dims_none_for_batched_output():
     with pytest.raises(ValueError, match="out_dim is None"):
         ft.vmap(fnp.sin, out_dims=None)(randn(3))

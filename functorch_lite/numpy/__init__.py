@@ -24,7 +24,7 @@ from ._indexing import (  # noqa: F401
 from ._products import matmul, dot, vdot, inner, outer, tensordot, einsum  # noqa: F401
 from ._creation import (  # noqa: F401
     zeros, ones, empty, full, zeros_like, ones_like, empty_like, full_like, arange, linspace, eye,
-    asarray, array)
+    asarray, array, copy)
 from ._util import shape, ndim, size  # noqa: F401
 from . import linalg  # noqa: F401
 from numpy import pi, e, inf, nan, newaxis, float16, float32, float64, complex64, complex128, \

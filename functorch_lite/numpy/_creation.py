@@ -78,6 +78,14 @@ def asarray(a, dtype=None, order=None, *, like=None, copy=None):
     return _xp(like).asarray(a, dtype=dtype)
 
 
+def copy(a, order="K", subok=False):
+    """numpy.copy / x.copy(). A wrapper is an immutable value (updates go through x.at[...]), so
+    its copy is the wrapper itself, as jnp.copy; a raw array is copied as NumPy does."""
+    if isinstance(a, Tensor):
+        return a
+    return module_of(a).array(a, copy=True, order=order) if hasattr(a, "shape") else np.copy(a)
+
+
 def array(object, dtype=None, *, copy=True, like=None, ndmin=0):
     if isinstance(object, Tensor):
         return asarray(object, dtype)

@@ -52,7 +52,9 @@ def eigvalsh(a, UPLO="L"):
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    u, s, vh = la.svd(as_operand(a), full_matrices=full_matrices)
+    # singular values alone do not depend on full_matrices: take the reduced factorization,
+    # whose derivative exists for non-square inputs too
+    u, s, vh = la.svd(as_operand(a), full_matrices=full_matrices and compute_uv)
     return SVDResult(u, s, vh) if compute_uv else s
 
 

@@ -249,6 +249,8 @@ CREATION = [
     _op("array", lambda r: [S(_a(r, 2, 3)), S([_a(r, 3), _a(r, 3)]), S(_a(r, 3), F32),
                             S([_a(r), _a(r)], name="f64_list_of_0d"),
                             S(_a(r, 2, dtype=F32))]),
+    _op("copy", lambda r: [S(_a(r, 2, 3)), S(_a(r)), S(_a(r, 3, dtype=F32)),
+                           S(_a(r, 2, dtype=I64))]),
 ]
 
 ENTRIES = SHAPE + INDEXING + AT + CREATION

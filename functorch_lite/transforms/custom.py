@@ -67,6 +67,7 @@ class custom_vjp:
         self.op.def_rule("vjp_fwd", self._vjp_fwd)
         self.op.def_vjp(self._vjp)
         self.op.def_batch_rule(self._batch_rule)
+        self.op.def_jvp(self._no_jvp)
 
     def defvjp(self, fwd, bwd):
         self.fwd, self.bwd = fwd, bwd
@@ -124,6 +125,17 @@ class custom_vjp:
             else:
                 flat.extend(arg_spec.flatten_up_to(arg_ct))
         return tuple(c for c, o in zip(flat, call.is_operand) if o)
+
+    def _no_jvp(self, primals, tangents, *, call):
+        # As JAX: a custom_vjp function only has a reverse-mode rule, so forward mode (jvp,
+        # jacfwd, linearize, hessian = jacfwd(jacrev)) cannot see through it. Say so in the
+        # user's terms instead of the generic "op has no jvp rule" (which points at op internals).
+        name = self.op.name[len("custom_vjp["):-1]
+        raise TypeError(
+            f"forward-mode differentiation (jvp, jacfwd, linearize, hessian) cannot go through "
+            f"the custom_vjp function {name!r}: it only has a reverse-mode rule. Use reverse "
+            f"mode (grad, vjp, jacrev, jacrev(jacrev(f)) for a Hessian), or define it with "
+            f"custom_jvp instead")
 
     def _batch_rule(self, args, bdims, *, call):
         from .vmap import vmap
