@@ -1,5 +1,14 @@
-"""Shared fixtures: the array backends the generic kernel tests run on."""
+"""Shared fixtures: the array backends the generic kernel tests run on, and hypothesis profiles."""
+import os
+
 import pytest
+from hypothesis import settings
+
+# CI replays a fixed set of hypothesis examples (reproducible verdicts); local runs explore new
+# ones each time.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 CUPY_REASON = "cupy and a CUDA GPU are required"
 
