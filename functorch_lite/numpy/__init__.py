@@ -26,6 +26,9 @@ from ._creation import (  # noqa: F401
     zeros, ones, empty, full, zeros_like, ones_like, empty_like, full_like, arange, linspace, eye,
     asarray, array, copy)
 from ._util import shape, ndim, size  # noqa: F401
+from ._statistics import (  # noqa: F401
+    average, ptp, median, quantile, percentile, nansum, nanmean, nanmax, nanmin)
+from ._matrices import diag, diagflat, kron, cross, diff, fmod  # noqa: F401
 from . import linalg  # noqa: F401
 from numpy import pi, e, inf, nan, newaxis, float16, float32, float64, complex64, complex128, \
     int8, int16, int32, int64, uint8, bool_, dtype, finfo, iinfo  # noqa: F401

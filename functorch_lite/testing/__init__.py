@@ -1,7 +1,8 @@
 """Public testing helpers: the op sample database and the checks the test suite runs on every op."""
 from .passthrough import PassThroughInterpreter, PassThroughTensor, passthrough  # noqa: F401
 from .jvp_checks import (  # noqa: F401
-    check_jvp, check_transpose, float_leaf_function, numerical_jvp, random_tangents)
+    check_jvp, check_transpose, float_leaf_function, float_outputs, numerical_jvp,
+    random_tangents)
 from .vmap_checks import check_vmap, loop_reference  # noqa: F401
 from .grad_checks import check_grad_transpose, gradcheck, numerical_jacobian  # noqa: F401
 from .checks import assert_close, assert_matches_reference, default_tolerance  # noqa: F401

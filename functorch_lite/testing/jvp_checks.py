@@ -125,6 +125,14 @@ def check_transpose(f, primals, *, rng=None, rtol=1e-6, atol=1e-9):
     return lhs, rhs
 
 
+def float_outputs(f):
+    """f with only its floating-point output leaves, as a tuple (integer outputs carry float0
+    tangents and no cotangents, so derivative comparisons leave them out)."""
+    def g(*xs):
+        return tuple(o for o in optree.tree_leaves(f(*xs)) if np.dtype(o.dtype).kind in "fc")
+    return g
+
+
 def float_leaf_function(fn, sample):
     """(f, float_leaves): f(*float_leaves) calls `fn` on the sample with its floating-point
     leaves replaced by f's arguments and the other leaves (integer indices, masks) fixed."""

@@ -254,3 +254,24 @@ CREATION = [
 ]
 
 ENTRIES = SHAPE + INDEXING + AT + CREATION
+
+
+# -- builders and differences (composites: functorch_lite/numpy/_matrices.py) ---------------
+
+BUILDERS = [
+    _op("diag", lambda r: [S(_a(r, 3)), S(_a(r, 3), 1), S(_a(r, 3), k=-2), S(_a(r, 3, 4)),
+                           S(_a(r, 3, 4), 1), S(_a(r, 4, 3), -1), S(_a(r, 0)),
+                           S(_a(r, 2, dtype=F32), 1), S(_a(r, 3, dtype=I64))]),
+    _op("diagflat", lambda r: [S(_a(r, 2, 2)), S(_a(r, 3), 1), S(_a(r, 2, 2), k=-1),
+                               S(_a(r)), S(_a(r, 3, dtype=F32), -1)]),
+    _op("kron", lambda r: [S(_a(r, 2, 3), _a(r, 3, 2)), S(_a(r, 3), _a(r, 2)),
+                           S(_a(r, 2), _a(r, 2, 3)), S(_a(r, 2, 1, 2), _a(r, 2, 2)),
+                           S(_a(r), _a(r, 3)), S(_a(r, 2, dtype=F32), _a(r, 2, dtype=F32)),
+                           S(_a(r, 2, dtype=I64), _a(r, 2, dtype=I64))]),
+    _op("diff", lambda r: [S(_a(r, 5)), S(_a(r, 5), 2), S(_a(r, 3, 4), axis=0),
+                           S(_a(r, 2, 3, 4), 2, -2), S(_a(r, 3), 0), S(_a(r, 2, 1), axis=1),
+                           S(_a(r, 4, dtype=F32)), S(_a(r, 4, dtype=I64), 2),
+                           S(np.array([True, False, False, True]), name="bool_4")]),
+]
+
+ENTRIES = ENTRIES + BUILDERS

@@ -168,3 +168,14 @@ OTHER = [
 ]
 
 ENTRIES = UNARY + BINARY + OTHER
+
+
+def _fmod_samples(rng):
+    """The remainder samples (x / y away from integers) with mixed signs on both sides."""
+    return _remainder_samples(rng) + [S(np.array([7, -7, 7, -7]), np.array([3, 3, -3, -3]),
+                                        name="i64_signs")]
+
+
+ENTRIES = ENTRIES + [OpInfo("fmod", *_same("fmod"), _fmod_samples,
+                            doc="sign of the dividend; x / y away from integers, where fmod "
+                                "jumps")]

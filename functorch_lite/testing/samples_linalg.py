@@ -146,7 +146,7 @@ def _norm_samples(r):
     return [S(a(5)), S(a(3, 4)), S(a(3, 4), "fro"), S(a(5), 1), S(a(5, domain=EVEN), np.inf),
             S(a(5, domain=EVEN), -np.inf), S(a(5), 3), S(a(5), 0), S(a(3, 4), axis=1),
             S(a(3, 4), 2, axis=0, keepdims=True), S(a(2, 3, 4), axis=(1, 2)),
-            S(a(4, dtype=F32))]
+            S(a(4, dtype=F32))] + _matrix_norm_samples(r)
 
 
 def _sym(xp_swap):
@@ -314,3 +314,94 @@ NN = [
 ]
 
 ENTRIES = PRODUCTS + LINALG + NN
+
+
+# -- composites over the linalg primitives (functorch_lite/numpy/linalg.py) ------------------
+
+def _cross(r):
+    return [S(_a(r, 3), _a(r, 3)), S(_a(r, 2, 3), _a(r, 3)), S(_a(r, 4, 1, 3), _a(r, 2, 3)),
+            S(_a(r, 3, dtype=F32), _a(r, 2, 3, dtype=F32)),
+            S(_a(r, 3, dtype=I64), _a(r, 3, dtype=I64))]
+
+
+def _matrix_norm_samples(r):
+    def a(*shape, dtype=F64):
+        return array(r, shape, dtype, NONZERO)
+    sv = _with_singular_values
+    return [S(a(3, 4), 1), S(a(3, 4), -1), S(a(3, 4), np.inf), S(a(3, 4), -np.inf),
+            S(a(2, 3, 4), 1, axis=(2, 1)), S(a(2, 3, 4), np.inf, axis=(0, 2), keepdims=True),
+            S(sv(r, 4, 3), "nuc"), S(sv(r, 3, 4), 2), S(sv(r, 4, 3), -2),
+            S(np.moveaxis(sv(r, 3, 3, (2,)), 0, -1), "nuc", axis=(0, 1), keepdims=True),
+            S(a(3, 4, dtype=F32), 1), S(sv(r, 3, 2, dtype=F32), 2)]
+
+
+def _matrix_power(r):
+    return [S(well_conditioned(r, 3), 3), S(well_conditioned(r, 3), 1),
+            S(well_conditioned(r, 3), 0), S(well_conditioned(r, 3, (2,)), 2),
+            S(well_conditioned(r, 3), -2), S(well_conditioned(r, 2, dtype=F32), 5),
+            S(well_conditioned(r, 3) / 3, 4)]
+
+
+def _pinv(r):
+    return [S(_with_singular_values(r, 4, 3)), S(_with_singular_values(r, 3, 4)),
+            S(_with_singular_values(r, 3, 3, (2,))), S(_with_singular_values(r, 4, 2), 1e-3),
+            S(_with_singular_values(r, 4, 2), rtol=1e-3),
+            S(_with_singular_values(r, 3, 2, dtype=F32))]
+
+
+def _lstsq(r):
+    return [S(_with_singular_values(r, 5, 3), _a(r, 5)),
+            S(_with_singular_values(r, 5, 3), _a(r, 5, 2)),
+            S(_with_singular_values(r, 3, 3), _a(r, 3, 2)),
+            S(_with_singular_values(r, 2, 4), _a(r, 2)),
+            S(_with_singular_values(r, 4, 3), _a(r, 4), rcond=1e-3),
+            S(_with_singular_values(r, 4, 3, dtype=F32), _a(r, 4, dtype=F32))]
+
+
+def _last2(r):
+    return [S(_a(r, 3, 4)), S(_a(r, 2, 3, 3)), S(_a(r, 3, 4), offset=1),
+            S(_a(r, 2, 4, 3), offset=-1), S(_a(r, 3, 3, dtype=F32))]
+
+
+def _vecdot(r):
+    return [S(_a(r, 3), _a(r, 3)), S(_a(r, 2, 3), _a(r, 3)), S(_a(r, 3, 2), _a(r, 3, 2), axis=0),
+            S(_a(r, 2, 1, 4), _a(r, 3, 4), axis=-1), S(_a(r, 4, dtype=F32), _a(r, 4, dtype=F32)),
+            S(_a(r, 3, dtype=I64), _a(r, 3, dtype=I64))]
+
+
+def _matrix_norm_api(r):
+    sv = _with_singular_values
+    return [S(_a(r, 3, 4, domain=NONZERO)), S(_a(r, 2, 3, 4, domain=NONZERO), keepdims=True),
+            S(_a(r, 3, 4, domain=NONZERO), ord=1), S(sv(r, 3, 3, (2,)), ord="nuc"),
+            S(sv(r, 4, 3), ord=2), S(_a(r, 3, 3, dtype=F32, domain=NONZERO), ord=np.inf)]
+
+
+def _vector_norm(r):
+    def a(*shape, dtype=F64, domain=NONZERO):
+        return array(r, shape, dtype, domain)
+    return [S(a(5)), S(a(3, 4)), S(a(3, 4), keepdims=True), S(a(3, 4), axis=1, ord=1),
+            S(a(2, 3, 4), axis=(0, 2), ord=3), S(a(2, 3, 4), axis=(-1, 0), keepdims=True),
+            S(a(2, 3, domain=EVEN), axis=-1, ord=np.inf), S(a(4, dtype=F32), ord=2)]
+
+
+_SVD_DOC = "derivatives through the SVD: samples have well separated singular values"
+
+COMPOSITES = [
+    OpInfo("cross", *_same("cross"), _cross),
+    _linalg("matrix_norm", fnp.linalg.matrix_norm, np.linalg.matrix_norm, _matrix_norm_api,
+            doc=_SVD_DOC),
+    _linalg("vector_norm", fnp.linalg.vector_norm, np.linalg.vector_norm, _vector_norm),
+    _linalg("trace", fnp.linalg.trace, np.linalg.trace, _last2),
+    _linalg("diagonal", fnp.linalg.diagonal, np.linalg.diagonal, _last2),
+    _linalg("outer", fnp.linalg.outer, np.linalg.outer,
+            lambda r: [S(_a(r, 3), _a(r, 4)), S(_a(r, 0), _a(r, 2)),
+                       S(_a(r, 2, dtype=F32), _a(r, 3, dtype=F32))]),
+    _linalg("vecdot", fnp.linalg.vecdot, np.linalg.vecdot, _vecdot),
+    _linalg("matrix_power", fnp.linalg.matrix_power, np.linalg.matrix_power, _matrix_power),
+    _linalg("pinv", fnp.linalg.pinv, np.linalg.pinv, _pinv, doc=_SVD_DOC),
+    _linalg("lstsq", fnp.linalg.lstsq, np.linalg.lstsq, _lstsq,
+            doc=_SVD_DOC + "; full rank a (NumPy returns empty residuals for rank-deficient "
+                "a with m > n, functorch_lite returns them: see lstsq's docstring)"),
+]
+
+ENTRIES = ENTRIES + COMPOSITES

@@ -2,8 +2,8 @@
 import numpy as np
 
 from .. import numpy as fnp
-from .samples_base import (EVEN, F32, F64, I64, NEAR_ONE, REAL, OpInfo, S, array, fixed,
-                           reduction)
+from .samples_base import (EVEN, F32, F64, I64, NEAR_ONE, POSITIVE, REAL, OpInfo, S, array,
+                           fixed, reduction)
 
 
 def _same(name):
@@ -73,3 +73,82 @@ ENTRIES = [
     _red("sort", _sort_samples, doc=_NO_TIES),
     _red("argsort", _argsort_samples, differentiable=False),
 ]
+
+
+# -- statistics (composites: functorch_lite/numpy/_statistics.py) ---------------------------
+
+def _average_samples(rng):
+    def w(*shape, dtype=F64):
+        return array(rng, shape, dtype, POSITIVE)
+    return [S(array(rng, (2, 3, 4), F64)), S(array(rng, (2, 3, 4), F64), axis=1),
+            S(array(rng, (2, 3, 4), F64), axis=-1, weights=None, keepdims=True),
+            S(array(rng, (2, 3, 4), F64), 1, w(2, 3, 4)),
+            S(array(rng, (2, 3, 4), F64), -1, w(4), name="f64_2x3x4_axis=-1_1d_weights"),
+            S(array(rng, (2, 3, 4), F64), (0, 2), w(2, 4), name="f64_2x3x4_axis=(0,2)_weights"),
+            S(array(rng, (3, 4), F64), 0, w(3), True, name="f64_3x4_returned"),
+            S(array(rng, (3, 4), F64), None, None, True, name="f64_3x4_returned_unweighted"),
+            S(array(rng, (3, 4), F32), 0, w(3, dtype=F32)),
+            S(array(rng, (3, 4), I64), axis=-1)]
+
+
+def _ptp_samples(rng):
+    return reduction(EVEN, bools=False, scalar=True)(rng)
+
+
+def _median_samples(rng):
+    """Distinct values; odd counts give one middle element, even counts average two."""
+    def a(*shape, dtype=F64):
+        return array(rng, shape, dtype, EVEN)
+    return [S(a(5)), S(a(2, 3, 5), axis=-1), S(a(2, 3, 5), axis=1, keepdims=True),
+            S(a(3, 5)), S(a(3, 5), keepdims=True), S(a(4)), S(a(2, 4), axis=1),
+            S(a(3, 5, dtype=F32), axis=0), S(np.array([3, 1, 4, 1, 5]), name="i64_ties")]
+
+
+def _quantile_samples(scale):
+    def samples(rng):
+        def a(*shape, dtype=F64):
+            return array(rng, shape, dtype, EVEN)
+        return [S(a(5), 0.3 * scale), S(a(2, 5), 0.75 * scale, axis=-1),
+                S(a(4, 3), [0.25 * scale, 0.5 * scale, 0.9 * scale], axis=0, keepdims=True),
+                S(a(3, 4), 0.4 * scale), S(a(2, 3, 4), (0.0, scale), axis=1),
+                S(a(3, 5, dtype=F32), 0.6 * scale, axis=1), S(np.array([4, 1, 7, 2]), 0.5 * scale)]
+    return samples
+
+
+def _with_nans(rng, shape, dtype=F64, domain=REAL):
+    """Values with NaN at fixed places, never a whole slice along any axis (every
+    reduction stays finite, so derivatives are checked everywhere)."""
+    x = array(rng, shape, dtype, domain)
+    flat = x.reshape(-1)
+    flat[1::5] = np.nan
+    return x
+
+
+def _nan_samples(domain):
+    def samples(rng):
+        return [S(_with_nans(rng, (3, 4), domain=domain)),
+                S(_with_nans(rng, (3, 4), domain=domain), axis=1),
+                S(_with_nans(rng, (2, 3, 4), domain=domain), axis=-1, keepdims=True),
+                S(_with_nans(rng, (2, 3, 4), domain=domain), axis=(0, 2)),
+                S(array(rng, (5,), F64, domain)), S(_with_nans(rng, (4, 3), F32, domain), axis=0),
+                S(array(rng, (3, 4), I64, domain), axis=0)]
+    return samples
+
+
+_NAN_DOC = ("NaN at fixed places, never a whole slice (all-NaN slices are checked in "
+            "tests/test_numpy_composites.py: the result is NaN, the derivative 0)")
+
+STATISTICS = [
+    _red("average", _average_samples),
+    _red("ptp", _ptp_samples, doc=_NO_TIES),
+    _red("median", _median_samples, doc=_NO_TIES + " (the i64 sample has ties; integers "
+         "are not differentiated)"),
+    _red("quantile", _quantile_samples(1.0), doc=_NO_TIES + "; method='linear' only"),
+    _red("percentile", _quantile_samples(100.0), doc=_NO_TIES + "; method='linear' only"),
+    _red("nansum", _nan_samples(REAL), doc=_NAN_DOC),
+    _red("nanmean", _nan_samples(REAL), doc=_NAN_DOC),
+    _red("nanmax", _nan_samples(EVEN), doc=_NAN_DOC + "; " + _NO_TIES),
+    _red("nanmin", _nan_samples(EVEN), doc=_NAN_DOC + "; " + _NO_TIES),
+]
+
+ENTRIES = ENTRIES + STATISTICS

@@ -1,0 +1,95 @@
+"""Array builders and differences with NumPy's signatures, composites of primitives:
+diag, diagflat, kron, cross, diff, fmod."""
+import numpy as np
+
+from ..ops import elementwise as ew
+from ._indexing import getitem
+from ._shape import broadcast_arrays, diagonal, pad, ravel, reshape, stack
+from ._util import as_operand, dtype_of, ndim, normalize_axis, shape, xp_of
+
+
+def diag(v, k=0):
+    """A 1-d v becomes the matrix with v on diagonal k; a 2-d v gives its k-th diagonal.
+
+    Built as where(mask, v broadcast along rows or columns, 0), with the mask a constant from
+    np.eye: the derivative flows only to the placed entries."""
+    v = as_operand(v)
+    if ndim(v) == 2:
+        return diagonal(v, k)
+    if ndim(v) != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    n = shape(v)[0]
+    m = n + abs(k)
+    col = pad(v, (0, abs(k)))  # length m; entry i lands on row i (k >= 0) or column i (k < 0)
+    placed = reshape(col, (m, 1) if k >= 0 else (1, m))
+    xp = xp_of(v)
+    mask = xp.asarray(np.eye(m, k=k, dtype=bool))
+    return ew.where(mask, placed, xp.zeros((), dtype_of(v)))
+
+
+def diagflat(v, k=0):
+    """diag of the flattened input."""
+    return diag(ravel(as_operand(v)), k)
+
+
+def kron(a, b):
+    """Kronecker product: a[i..] * b[j..] placed at i * b.shape + j, one broadcast multiply."""
+    a, b = as_operand(a), as_operand(b)
+    nd = max(ndim(a), ndim(b))
+    sa = (1,) * (nd - ndim(a)) + shape(a)
+    sb = (1,) * (nd - ndim(b)) + shape(b)
+    a2 = reshape(a, sum(((d, 1) for d in sa), ()))
+    b2 = reshape(b, sum(((1, d) for d in sb), ()))
+    return reshape(ew.multiply(a2, b2), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Cross product of 3-vectors along the last axis (broadcasting the others)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    if (axisa, axisb, axisc) != (-1, -1, -1):
+        raise NotImplementedError("cross supports vectors along the last axis only "
+                                  "(axisa=axisb=axisc=-1)")
+    a, b = broadcast_arrays(as_operand(a), as_operand(b))
+    if shape(a)[-1:] != (3,):
+        raise ValueError("cross supports 3-vectors only (the last axis must have size 3)")
+    ax, ay, az = (getitem(a, (Ellipsis, i)) for i in range(3))
+    bx, by, bz = (getitem(b, (Ellipsis, i)) for i in range(3))
+    return stack([ew.subtract(ew.multiply(ay, bz), ew.multiply(az, by)),
+                  ew.subtract(ew.multiply(az, bx), ew.multiply(ax, bz)),
+                  ew.subtract(ew.multiply(ax, by), ew.multiply(ay, bx))], axis=-1)
+
+
+def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    """n-th forward difference along `axis`: a[1:] - a[:-1], n times."""
+    if prepend is not np._NoValue or append is not np._NoValue:
+        raise NotImplementedError("diff with prepend/append is not supported")
+    a = as_operand(a)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n!r}")
+    if n == 0:
+        return a
+    nd = ndim(a)
+    if nd == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    axis = normalize_axis(axis, nd)
+    lead = (slice(None),) * axis
+    boolean = dtype_of(a) == np.bool_
+    for _ in range(n):
+        hi, lo = getitem(a, lead + (slice(1, None),)), getitem(a, lead + (slice(None, -1),))
+        a = ew.not_equal(hi, lo) if boolean else ew.subtract(hi, lo)
+    return a
+
+
+def fmod(x1, x2):
+    """C's fmod: the remainder with the sign of the dividend (remainder has the divisor's).
+
+    remainder(x1, x2) - x2 where the two signs differ and the remainder is not 0, so the
+    derivative in x2 is -trunc(x1 / x2), as it should. A finite x1 over an infinite x2 is x1
+    (remainder would give inf - inf there)."""
+    r = ew.remainder(x1, x2)
+    differ = ew.logical_and(ew.not_equal(r, 0), ew.not_equal(ew.less(r, 0), ew.less(x1, 0)))
+    out = ew.where(differ, ew.subtract(r, x2), r)
+    if dtype_of(out).kind == "f":
+        out = ew.where(ew.logical_and(ew.isinf(x2), ew.isfinite(x1)), x1, out)
+    return out
