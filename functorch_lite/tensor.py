@@ -89,19 +89,15 @@ class Tensor:
     def tolist(self):
         return _np.asarray(self._concretize("array")).tolist()
 
-    # -- in-place writes are refused: transforms are functional --
+    # -- item assignment is refused: transforms are functional --
     def __setitem__(self, idx, value):
         raise TypeError(
             f"{type(self).__name__} does not support in-place item assignment (x[idx] = v); "
             "use the functional form x = x.at[idx].set(v) (or fnp.at(x)[idx].set(v), which also "
             "works on plain arrays)")
 
-    def _inplace(self, *_):
-        raise TypeError(f"{type(self).__name__} does not support in-place operators "
-                        "(x += y); write x = x + y")
-
-    __iadd__ = __isub__ = __imul__ = __itruediv__ = __ifloordiv__ = __ipow__ = __imatmul__ = \
-        __imod__ = __iand__ = __ior__ = __ixor__ = _inplace
+    # No __iadd__ & co.: `x += y` rebinds x to x + y (as for JAX arrays), so the familiar NumPy
+    # spelling works under transforms and never writes into a value another name still holds.
 
     # -- NumPy protocols --
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

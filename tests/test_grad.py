@@ -421,3 +421,17 @@ def test_raw_array_conversion_is_refused_but_integer_results_concretize():
         return x[idx].sum()
     x = np.array([0.1, 0.9, 0.7])
     np.testing.assert_allclose(ft.grad(picked)(x), [0.0, 1.0, 1.0])
+
+
+def test_augmented_assignment_under_vmap_of_grad():
+    def loss(w, x):
+        h = x @ w
+        h += x.sum()          # NumPy's spelling: rebinding under transforms, no mutation
+        h *= 2.0
+        return (h ** 2).sum()
+    w, X = np.ones((3, 2)), np.arange(12.0).reshape(4, 3)
+    got = ft.vmap(ft.grad(loss), in_dims=(None, 0))(w, X)
+    for i, x in enumerate(X):                 # d/dw sum((2(xw + s))^2) = 8 x^T (xw + s)
+        expected = 8.0 * np.outer(x, x @ w + x.sum())
+        np.testing.assert_allclose(got[i], expected)
+    np.testing.assert_array_equal(w, np.ones((3, 2)))
