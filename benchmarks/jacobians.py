@@ -54,12 +54,28 @@ def hessian_case(n, repeat):
                      ("jacrev(jacrev)", ft.jacrev(ft.jacrev(f)))]:
         np.testing.assert_allclose(fn(x), ref, rtol=1e-8, atol=1e-10)
         rows.append((name, lambda fn=fn: fn(x)))
+    peer = _torch_hessian(a, x)
+    if peer is not None:
+        np.testing.assert_allclose(peer().numpy(), ref, rtol=1e-8, atol=1e-10)
+        rows.append(("torch.func", peer))
     times = [(name, best_ms(fn, repeat)) for name, fn in rows]
     base = times[0][1]
     print(f"\nHessian of sum(tanh(A @ x)**2), n = {n}")
     for name, ms in times:
         print(f"  {name:<16} {ms:9.2f} ms   {ms / base:5.2f}x numpy")
     return times
+
+
+def _torch_hessian(a, x):
+    """torch.func.hessian of the same function, when torch is importable (not a dependency)."""
+    try:
+        import torch
+        from torch.func import hessian
+    except ImportError:
+        return None
+    ta, tx = torch.from_numpy(a), torch.from_numpy(x)
+    h = hessian(lambda x: torch.sum(torch.tanh(ta @ x) ** 2))
+    return lambda: h(tx)
 
 
 def jacobian_case(repeat, n=200):
