@@ -4,8 +4,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..ops import elementwise as ew, linalg as la, reductions as red
-from ._shape import swapaxes
-from ._util import as_operand, dtype_of, ndim, normalize_axes, shape
+from ._indexing import getitem
+from ._shape import (broadcast_to, diagonal as _diagonal, expand_dims, moveaxis, ravel, reshape,
+                     squeeze, swapaxes)
+from ._util import as_operand, dtype_of, ndim, normalize_axes, shape, xp_of
 
 
 class EighResult(NamedTuple):
@@ -76,21 +78,17 @@ def _matrix_norm(x, ord, axes, keepdims):
         pick = red.max if ord in (1, np.inf) else red.min
         out = pick(sums, axis=outer, keepdims=True)
     elif ord in ("nuc", 2, -2):
-        from ._shape import moveaxis
         s = svd(moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
         if ord == "nuc":
             out = red.sum(s, axis=-1)
         else:
-            from ._indexing import getitem
             out = getitem(s, (Ellipsis, 0 if ord == 2 else -1))
-        from ._shape import expand_dims
         out = expand_dims(out, (-2, -1))
         out = moveaxis(out, (-2, -1), (row, col))
     else:
         raise ValueError(f"Invalid norm order {ord!r} for matrices.")
     if keepdims:
         return out
-    from ._shape import squeeze
     return squeeze(out, axis=axes)
 
 
@@ -142,18 +140,15 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """Vector norm over `axis` (all axes, flattened, when None), the array API's name."""
     x = as_operand(x)
     if axis is None:
-        from ._shape import ravel, reshape
         out = norm(ravel(x), ord=ord)
         return reshape(out, (1,) * ndim(x)) if keepdims else out
     if isinstance(axis, (tuple, list)) and len(axis) != 1:
-        from ._shape import moveaxis, reshape
         nd = ndim(x)
         axes = normalize_axes(axis, nd)
         moved = moveaxis(x, axes, tuple(range(nd - len(axes), nd)))
         out = norm(reshape(moved, tuple(shape(moved)[:nd - len(axes)]) + (-1,)), ord=ord,
                    axis=-1)
         if keepdims:
-            from ._shape import expand_dims
             out = expand_dims(out, axes)
         return out
     return norm(x, ord=ord, axis=axis if not isinstance(axis, (tuple, list)) else axis[0],
@@ -167,7 +162,6 @@ def trace(x, /, *, offset=0, dtype=None):
 
 def diagonal(x, /, *, offset=0):
     """Diagonal of the last two axes."""
-    from ._shape import diagonal as _diagonal
     return _diagonal(as_operand(x), offset, -2, -1)
 
 
@@ -176,7 +170,6 @@ def outer(x1, x2, /):
     x1, x2 = as_operand(x1), as_operand(x2)
     if ndim(x1) != 1 or ndim(x2) != 1:
         raise ValueError("Input arrays must be one-dimensional")
-    from ._shape import reshape
     return ew.multiply(reshape(x1, (-1, 1)), reshape(x2, (1, -1)))
 
 
@@ -196,8 +189,6 @@ def matrix_power(a, n):
     if ndim(a) < 2 or shape(a)[-1] != shape(a)[-2]:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
     if n == 0:
-        from ._shape import broadcast_to
-        from ._util import xp_of
         eye = xp_of(a).eye(shape(a)[-1], dtype=dtype_of(a))
         return broadcast_to(eye, shape(a))
     if n < 0:
@@ -232,7 +223,6 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     u, s, vh = svd(a, full_matrices=False)
     keep = ew.greater(s, _singular_cutoff(s, m, n, rcond, rtol))
     s_inv = ew.where(keep, ew.reciprocal(ew.where(keep, s, 1.0)), 0.0)
-    from ._shape import expand_dims
     v_scaled = ew.multiply(ew.conj(swapaxes(vh, -1, -2)), expand_dims(s_inv, -2))
     return la.matmul(v_scaled, ew.conj(swapaxes(u, -1, -2)))
 
@@ -264,10 +254,8 @@ def lstsq(a, b, rcond=None):
         sq = ew.multiply(r, ew.conj(r))
         residuals = red.sum(ew.real(sq) if dtype_of(sq).kind == "c" else sq, axis=0)
         if ndim(b) == 1:
-            from ._shape import reshape
             residuals = reshape(residuals, (1,))
     else:
-        from ._util import xp_of
         residuals = xp_of(a).zeros((0,), dtype=dtype_of(x))
     return LstsqResult(x, residuals, rank, s)
 

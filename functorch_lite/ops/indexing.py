@@ -53,12 +53,7 @@ def _scatter_kernel(xp, x, values, *arrays, index, mode):
     return out
 
 
-def _getitem_numpy(x, *arrays, index):
-    return x[build_index(index, arrays)]
-
-
-getitem = defop("getitem", _getitem_kernel, numpy_impl=_getitem_numpy,
-                doc="x[index] with array slots filled by operands.")
+getitem = defop("getitem", _getitem_kernel, doc="x[index] with array slots filled by operands.")
 scatter = defop("scatter", _scatter_kernel,
                 doc="A copy of x with x[index] updated by values; mode is one of set, add, "
                     "multiply, min, max. Repeated indices accumulate for add/multiply/min/max.")

@@ -130,7 +130,7 @@ class custom_vjp:
         # As JAX: a custom_vjp function only has a reverse-mode rule, so forward mode (jvp,
         # jacfwd, linearize, hessian = jacfwd(jacrev)) cannot see through it. Say so in the
         # user's terms instead of the generic "op has no jvp rule" (which points at op internals).
-        name = self.op.name[len("custom_vjp["):-1]
+        name = getattr(self.fun, "__name__", "f")
         raise TypeError(
             f"forward-mode differentiation (jvp, jacfwd, linearize, hessian) cannot go through "
             f"the custom_vjp function {name!r}: it only has a reverse-mode rule. Use reverse "
