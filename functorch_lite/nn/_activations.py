@@ -6,9 +6,9 @@ unused side of a `where` never produces inf or NaN (so gradients stay finite too
 """
 import numpy as np
 
-from . import numpy as fnp
-from .numpy._util import dtype_of, normalize_axis
-from .ops.elementwise import stop_gradient
+from .. import numpy as fnp
+from ..numpy._util import dtype_of, normalize_axis
+from ..ops.elementwise import stop_gradient
 
 
 def relu(x):
