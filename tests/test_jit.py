@@ -247,3 +247,24 @@ def test_decorator_forms():
         return x * n
     np.testing.assert_allclose(f(np.ones(2)), 2 * np.ones(2))
     np.testing.assert_allclose(g(np.ones(2), 3), 3 * np.ones(2))
+
+
+def test_products_with_a_diagonal_become_scalings():
+    A = rng.standard_normal((6, 6))
+    x = rng.standard_normal(6)
+    for f in (lambda x: np.tanh(A @ x), lambda x: np.tanh(x @ A), lambda x: np.sin(x) * 2):
+        for transform in (ft.jacrev, ft.jacfwd):
+            graph = ft.make_graph(transform(f))(x)
+            ops = [e.op.name for e in graph.optimized.eqns]
+            assert ops.count("matmul") <= 1, graph.optimized  # only the forward product
+            np.testing.assert_allclose(ft.jit(transform(f))(x), transform(f)(x), rtol=1e-12)
+
+
+def test_full_slice_and_same_shape_reshape_are_dropped():
+    x, a, b = Var(0, (4, 3), "f8"), Var(1, (4, 3), "f8"), Var(2, (4, 3), "f8")
+    p = _program([Eqn(OPS["getitem"], {"index": (slice(0, 4), Ellipsis, slice(None))}, [x], [a]),
+                  Eqn(OPS["reshape"], {"shape": (4, 3)}, [a], [b])], [x], [b])
+    _check_pass(simplify, p, 0, [(4, 3)])
+    c = Var(3, (4, 2), "f8")
+    p = _program([Eqn(OPS["getitem"], {"index": (Ellipsis, slice(0, 2))}, [x], [c])], [x], [c])
+    _check_pass(simplify, p, 1, [(4, 3)])

@@ -10,7 +10,6 @@ Called inside another transform (its arguments are wrappers, or a transform is r
 jitted function runs its Python body inline: the enclosing transform (or the enclosing jit's
 trace) sees its ops like any others, so the result is always right.
 """
-import collections
 import functools
 import threading
 import warnings
@@ -56,7 +55,7 @@ def _normalize_argnums(static_argnums):
 class _Split:
     """One call's arguments split into static values and dynamic leaves, and its signature."""
 
-    __slots__ = ("statics", "leaves", "tree", "dynamic", "key")
+    __slots__ = ("statics", "leaves", "tree", "dynamic", "key", "holds_tensor")
 
     def __init__(self, jitted, args, kwargs):
         statics = []
@@ -80,8 +79,12 @@ class _Split:
         self.statics = statics
         self.leaves, self.tree = optree.tree_flatten((tuple(args), kwargs))
         sig, dynamic = [], []
+        self.holds_tensor = False
         for x in self.leaves:
             t = type(x)
+            if isinstance(x, Tensor):
+                self.holds_tensor = True
+                return
             if t is np.ndarray:
                 sig.append((x.shape, x.dtype))
                 dynamic.append(True)
@@ -133,11 +136,13 @@ def _check_hashable(value, what):
 class _Compiled:
     """One signature's program and generated function."""
 
-    def __init__(self, traced, optimized, fn, out_tree, xp):
+    def __init__(self, traced, optimized, fn, out_tree):
         self.traced, self.optimized, self.fn, self.out_tree = traced, optimized, fn, out_tree
-        self.xp = xp
+        self.single = out_tree.num_leaves == 1 and out_tree.num_nodes == 1
 
     def __call__(self, dynamic_values):
+        if self.single:
+            return self.fn(*dynamic_values)[0]
         return optree.tree_unflatten(self.out_tree, self.fn(*dynamic_values))
 
 
@@ -152,33 +157,46 @@ class Jitted:
                                 else tuple(static_argnames))
         self.max_retraces = max_retraces
         self.cache_size = cache_size
-        self._cache = collections.OrderedDict()
+        self._cache = {}  # key -> _Compiled, oldest first; reads need no lock (one dict get)
         self._lock = threading.Lock()
         self.traces = 0
         self._last_key = None
 
     def __call__(self, *args, **kwargs):
-        if current_level() > 0 or _holds_tensor(args, kwargs):
+        if not kwargs and self._positional_arrays_only(args):
+            # Fast path: positional ndarrays, no statics; the key is their shapes and dtypes.
+            key = tuple([(a.shape, a.dtype) for a in args])
+            compiled = self._cache.get(key)
+            if compiled is None:
+                if current_level() > 0:
+                    return self.f(*args)
+                compiled = self._compile(_Split(self, args, kwargs), key)
+            return compiled(args)
+        if current_level() > 0:
             return self.f(*args, **kwargs)  # inside a transform: run inline (module docstring)
         split = _Split(self, args, kwargs)
-        with self._lock:
-            compiled = self._cache.get(split.key)
-            if compiled is not None:
-                self._cache.move_to_end(split.key)
-        if compiled is None:
-            compiled = self._compile(split)
-        values = [np.asarray(x) if type(x) in _SCALARS else x
-                  for x, d in zip(split.leaves, split.dynamic) if d]
-        return compiled(values)
+        if split.holds_tensor:
+            return self.f(*args, **kwargs)
+        compiled = self._cache.get(split.key) or self._compile(split, split.key)
+        return compiled([np.asarray(x) if type(x) in _SCALARS else x
+                         for x, d in zip(split.leaves, split.dynamic) if d])
 
-    def _compile(self, split):
+    def _positional_arrays_only(self, args):
+        if self.static_argnums:
+            return False
+        for a in args:
+            if type(a) is not np.ndarray:
+                return False
+        return current_level() == 0
+
+    def _compile(self, split, key):
         leaves = [np.asarray(x) if d and type(x) in _SCALARS else x
                   for x, d in zip(split.leaves, split.dynamic)]
         traced = trace(self.f, leaves, split.dynamic, split.rebuild, split.input_names())
         optimized = optimize(traced)
         arrays = [x for x, d in zip(leaves, split.dynamic) if d]
         xp = module_of(arrays[0]) if arrays else np
-        compiled = _Compiled(traced, optimized, generate(optimized, xp), traced.out_tree, xp)
+        compiled = _Compiled(traced, optimized, generate(optimized, xp), traced.out_tree)
         with self._lock:
             self.traces += 1
             if self.traces > self.max_retraces:
@@ -187,22 +205,16 @@ class Jitted:
                               ". Mark changing Python values static, or keep shapes fixed",
                               PerformanceWarning, stacklevel=3)
             self._last_key = split.key
-            self._cache[split.key] = compiled
+            self._cache[key] = compiled
             while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+                self._cache.pop(next(iter(self._cache)))  # the oldest entry
         return compiled
 
     def lower(self, *args, **kwargs):
         """The compiled entry for these arguments (tracing if needed): `.traced`,
         `.optimized` (Programs) and `.fn.source` (the generated code)."""
         split = _Split(self, args, kwargs)
-        with self._lock:
-            compiled = self._cache.get(split.key)
-        return compiled or self._compile(split)
-
-
-def _holds_tensor(args, kwargs):
-    return any(isinstance(x, Tensor) for x in optree.tree_leaves((args, kwargs)))
+        return self._cache.get(split.key) or self._compile(split, split.key)
 
 
 def _what_changed(old, new):
