@@ -268,3 +268,17 @@ def test_full_slice_and_same_shape_reshape_are_dropped():
     c = Var(3, (4, 2), "f8")
     p = _program([Eqn(OPS["getitem"], {"index": (Ellipsis, slice(0, 2))}, [x], [c])], [x], [c])
     _check_pass(simplify, p, 1, [(4, 3)])
+
+
+def test_jit_as_method_decorator_and_chunked_jacrev():
+    class Model:
+        scale = 3.0
+
+        @ft.jit
+        def apply(self, x):
+            return x * self.scale
+    np.testing.assert_allclose(Model().apply(np.ones(2)), np.full(2, 3.0))
+    A = rng.standard_normal((7, 5))
+    f = ft.jacrev(lambda x: np.sin(A @ x), chunk_size=3)
+    x = rng.standard_normal(5)
+    np.testing.assert_allclose(ft.jit(f)(x), f(x), rtol=1e-12)

@@ -181,6 +181,10 @@ class Jitted:
         return compiled([np.asarray(x) if type(x) in _SCALARS else x
                          for x, d in zip(split.leaves, split.dynamic) if d])
 
+    def __get__(self, obj, objtype=None):
+        """As a method decorator: bind the instance (a static argument would need hashing)."""
+        return self if obj is None else functools.partial(self, obj)
+
     def _positional_arrays_only(self, args):
         if self.static_argnums:
             return False
