@@ -40,6 +40,12 @@ def _scatter_kernel(xp, x, values, *arrays, index, mode):
     idx = build_index(index, arrays)
     if mode == "set":
         out[idx] = values
+    elif not arrays and mode == "add":
+        # A basic index (ints, slices) names each element once: no repeats to accumulate, so
+        # the in-place operator is exact and far cheaper than ufunc.at.
+        out[idx] += values
+    elif not arrays and mode == "multiply":
+        out[idx] *= values
     elif xp.__name__ == "numpy":
         getattr(xp, _SCATTER_UFUNC[mode]).at(out, idx, values)
     else:  # cupy: ufunc.at is missing for some ufuncs; cupyx has the scatter kernels
