@@ -93,8 +93,9 @@ def epsilon(q, noise_multiplier, steps, delta, orders=range(2, 128)):
     best = (math.inf, None)
     for a in orders:
         terms = [math.lgamma(a + 1) - math.lgamma(k + 1) - math.lgamma(a - k + 1)
-                 + (a - k) * math.log1p(-q) + k * math.log(q)
-                 + (k * k - k) / (2 * noise_multiplier ** 2) for k in range(a + 1)]
+                 + ((a - k) * math.log1p(-q) if k < a else 0.0) + k * math.log(q)
+                 + (k * k - k) / (2 * noise_multiplier ** 2)
+                 for k in range(a + 1) if q < 1 or k == a]
         top = max(terms)
         rdp = (top + math.log(sum(math.exp(t - top) for t in terms))) / (a - 1)
         eps = steps * rdp + math.log(1 / delta) / (a - 1)
