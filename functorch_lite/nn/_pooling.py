@@ -1,22 +1,22 @@
 """Pooling with torch.nn.functional's argument names: input (N, C, *S) or (C, *S) (pooling acts
 on the last 1 or 2 dims), `kernel_size`, `stride` (default: kernel_size), `padding`.
 
-A pool is a reduction over windows: the sliding_window primitive (a strided view, with batching,
-jvp and vjp rules) followed by max or mean over the window dims. Max pooling pads with -inf, so
-padding never wins; the gradient of a max is shared equally among tied entries (as the
-library's max). ceil_mode and return_indices are not implemented.
+Each is a pad op and one pooling primitive (functorch_lite.ops.pool: one elementwise op per
+window offset on strided slices, with batching, jvp and vjp rules). Max pooling pads with -inf,
+so padding never wins, and sends each window's gradient to its first maximal element (as
+PyTorch and JAX). ceil_mode and return_indices are not implemented.
 """
 import numpy as np
 
 from .. import numpy as fnp
 from ..numpy._util import dtype_of, shape, xp_of
-from ..ops import conv as cv
+from ..ops import pool as pl
 from ._conv import as_tuple
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
 
 
-def _windows(fn_name, input, nd, kernel_size, stride, padding, dilation, pad_value):
+def _pool(op, fn_name, input, nd, kernel_size, stride, padding, dilation, pad_value):
     rank = len(shape(input))
     if rank not in (nd + 1, nd + 2):
         raise ValueError(f"{fn_name}: input must have shape (N, C, {nd} spatial dims) or "
@@ -32,12 +32,8 @@ def _windows(fn_name, input, nd, kernel_size, stride, padding, dilation, pad_val
     if any(pads):
         width = ((0, 0),) * (rank - nd) + tuple((p, p) for p in pads)
         input = fnp.pad(input, width, constant_values=pad_value)
-    return cv.sliding_window(input, axes=axes, window=kernel, stride=stride,
-                             dilation=dilation), axes, kernel, stride, pads
-
-
-def _window_axes(nd):
-    return tuple(range(-nd, 0))
+    return op(input, axes=axes, window=kernel, stride=stride, dilation=dilation), kernel, \
+        stride, pads
 
 
 def _unsupported(fn_name, **flags):
@@ -51,16 +47,15 @@ def _max_pool(nd, fn_name, input, kernel_size, stride, padding, dilation, ceil_m
     _unsupported(fn_name, ceil_mode=ceil_mode, return_indices=return_indices)
     if dtype_of(input).kind != "f":
         raise TypeError(f"{fn_name}: input must be floating point, got {dtype_of(input)}")
-    windows = _windows(fn_name, input, nd, kernel_size, stride, padding, dilation, -np.inf)[0]
-    return fnp.max(windows, axis=_window_axes(nd))
+    return _pool(pl.pool_max, fn_name, input, nd, kernel_size, stride, padding, dilation,
+                 -np.inf)[0]
 
 
 def _avg_pool(nd, fn_name, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override=None):
     _unsupported(fn_name, ceil_mode=ceil_mode)
-    windows, axes, kernel, stride, pads = _windows(fn_name, input, nd, kernel_size, stride,
-                                                   padding, 1, 0.0)
-    total = fnp.sum(windows, axis=_window_axes(nd))
+    total, kernel, stride, pads = _pool(pl.pool_sum, fn_name, input, nd, kernel_size, stride,
+                                        padding, 1, 0.0)
     if divisor_override is not None:
         return total / divisor_override
     if count_include_pad or not any(pads):
@@ -68,8 +63,8 @@ def _avg_pool(nd, fn_name, input, kernel_size, stride, padding, ceil_mode, count
     # divide by the number of real (unpadded) entries of each window: a constant
     xp = xp_of(input)
     ones = xp.pad(xp.ones(shape(input)[-nd:]), [(p, p) for p in pads])
-    counts = cv.sliding_window.impl(ones, axes=tuple(range(nd)), window=kernel, stride=stride,
-                                    dilation=(1,) * nd).sum(axis=_window_axes(nd))
+    counts = pl.pool_sum.impl(ones, axes=tuple(range(nd)), window=kernel, stride=stride,
+                              dilation=(1,) * nd)
     return total / counts.astype(dtype_of(total))
 
 

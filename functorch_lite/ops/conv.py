@@ -46,15 +46,22 @@ def _windows(xp, x, axes, window, stride, dilation):
     return _as_strided(xp, x, tuple(shape), tuple(strides))
 
 
+def window_offsets(rank, axes, counts, window, stride, dilation):
+    """(offset, index) for each position inside the window: x[index] holds, for every window,
+    its element at that offset (a strided slice, shaped like the window counts)."""
+    for offset in itertools.product(*(range(k) for k in window)):
+        index = [slice(None)] * rank
+        for a, j, n, s, d in zip(axes, offset, counts, stride, dilation):
+            index[a] = slice(j * d, j * d + s * (n - 1) + 1, s)
+        yield offset, tuple(index)
+
+
 def _window_sum(xp, ct, shape, axes, window, stride, dilation):
     """The adjoint of _windows: each window's values added back where they were read."""
     out = xp.zeros(shape, dtype=ct.dtype)
     counts = [ct.shape[a] for a in axes]
-    for offset in itertools.product(*(range(k) for k in window)):
-        index = [slice(None)] * len(shape)
-        for a, j, n, s, d in zip(axes, offset, counts, stride, dilation):
-            index[a] = slice(j * d, j * d + s * (n - 1) + 1, s)
-        out[tuple(index)] += ct[(Ellipsis,) + offset]
+    for offset, index in window_offsets(len(shape), axes, counts, window, stride, dilation):
+        out[index] += ct[(Ellipsis,) + offset]
     return out
 
 

@@ -1,6 +1,6 @@
 """Sample entries of the convolution, pooling and normalization layers, sliding_window_view,
-and the two adjoint primitives that only derivatives reach (conv_weight_grad,
-sliding_window_sum).
+and the adjoint primitives that only derivatives reach (conv_weight_grad, sliding_window_sum,
+pool_max_select, pool_max_scatter).
 
 References are direct loops over output positions and kernel offsets, written here against
 plain NumPy and independent of the library's strided-view kernels. Shapes are small: the
@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import nn
 from .. import numpy as fnp
-from ..ops import conv as cv
+from ..ops import conv as cv, pool as pl
 from .samples_base import EVEN, F32, F64, REAL, OpInfo, S, array
 
 
@@ -170,6 +170,43 @@ def _ref_window_sum(ct, shape, axes, window, stride, dilation):
     return out
 
 
+def _first_argmax_positions(x, axes, window, stride, dilation):
+    """(window position, element position) pairs: each window's first maximal element."""
+    counts = _counts([x.shape[a] for a in axes], window, stride, dilation)
+    lead = [i for i in range(x.ndim) if i not in axes]
+    for outer in itertools.product(*(range(x.shape[i]) for i in lead)):
+        for pos in itertools.product(*map(range, counts)):
+            best, where = None, None
+            for k in itertools.product(*map(range, window)):
+                full = dict(zip(lead, outer))
+                full.update({a: p * s + j * d
+                             for a, p, j, s, d in zip(axes, pos, k, stride, dilation)})
+                at = tuple(full[i] for i in range(x.ndim))
+                if best is None or x[at] > best:
+                    best, where = x[at], at
+            window_at = dict(zip(lead, outer))
+            window_at.update(zip(axes, pos))
+            yield tuple(window_at[i] for i in range(x.ndim)), where
+
+
+def _ref_select(x, u, axes, window, stride, dilation):
+    counts = _counts([x.shape[a] for a in axes], window, stride, dilation)
+    out_shape = list(x.shape)
+    for a, n in zip(axes, counts):
+        out_shape[a] = n
+    out = np.zeros(out_shape, dtype=u.dtype)
+    for pos, at in _first_argmax_positions(x, axes, window, stride, dilation):
+        out[pos] = u[at]
+    return out
+
+
+def _ref_scatter(x, g, axes, window, stride, dilation):
+    out = np.zeros(x.shape, dtype=g.dtype)
+    for pos, at in _first_argmax_positions(x, axes, window, stride, dilation):
+        out[at] += g[pos]
+    return out
+
+
 # -- samples ----------------------------------------------------------------------------------
 
 def _conv2d(r):
@@ -268,6 +305,31 @@ def _sliding_window_sum(r):
             S(_a(r, 2, 2, 3, dtype=F32), **kw((2, 5), (1,), (3,), (2,), (1,)))]
 
 
+def _pool_pairs(second_shape_of):
+    """Samples of select (second operand shaped like x) or scatter (shaped like the pooled
+    output); x has distinct values, so each window's argmax is unique and stable."""
+    def samples(r):
+        cases = [((2, 3, 4, 4), dict(axes=(2, 3), window=(2, 2), stride=(2, 2),
+                                     dilation=(1, 1))),
+                 ((2, 5, 5), dict(axes=(1, 2), window=(3, 3), stride=(1, 2), dilation=(1, 1))),
+                 ((3, 7), dict(axes=(1,), window=(2,), stride=(2,), dilation=(2,)))]
+        out = [S(_a(r, *shape, domain=EVEN), _a(r, *second_shape_of(shape, kw)), **kw)
+               for shape, kw in cases]
+        shape, kw = cases[0]
+        out.append(S(_a(r, *shape, dtype=F32, domain=EVEN),
+                     _a(r, *second_shape_of(shape, kw), dtype=F32), **kw))
+        return out
+    return samples
+
+
+def _pooled_shape(shape, kw):
+    counts = _counts([shape[a] for a in kw["axes"]], kw["window"], kw["stride"], kw["dilation"])
+    out = list(shape)
+    for a, n in zip(kw["axes"], counts):
+        out[a] = n
+    return tuple(out)
+
+
 _TOL = {"rtol": {F32: 1e-4, F64: 1e-10}, "atol": {F32: 1e-5, F64: 1e-12}}
 
 
@@ -294,4 +356,10 @@ ENTRIES = [
     OpInfo("ops.sliding_window_sum", cv.sliding_window_sum, _ref_window_sum,
            _sliding_window_sum,
            doc="the adjoint of sliding_window, a primitive that only derivatives reach", **_TOL),
+    OpInfo("ops.pool_max_select", pl.pool_max_select, _ref_select,
+           _pool_pairs(lambda shape, kw: shape),
+           doc="the jvp of max pooling; piecewise constant in x (distinct values)", **_TOL),
+    OpInfo("ops.pool_max_scatter", pl.pool_max_scatter, _ref_scatter,
+           _pool_pairs(_pooled_shape),
+           doc="the vjp of max pooling; piecewise constant in x (distinct values)", **_TOL),
 ]
