@@ -1,8 +1,9 @@
 """Per-example gradients of a small CNN on (1, 28, 28) inputs (float32): conv 3x3 (1 -> 8) +
 relu + 2x2 max pool, conv 3x3 (8 -> 16) + group norm (4 groups) + relu + 2x2 max pool, linear
 (784 -> 10), softmax cross-entropy. vmap(grad(loss)) against hand-written batched NumPy (im2col
-with strided views, the backward pass written out by hand) and a Python loop of grad, in one
-run; torch.func's figure beside them when torch is importable.
+from strided views, pooling by maxima of strided slices, the backward pass written out by hand,
+per-example weight gradients as batched GEMMs) and a Python loop of grad, in one run;
+torch.func's figure beside them when torch is importable.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/per_example_cnn.py [--batches 32 128]
 
@@ -40,77 +41,86 @@ def loss(p, x, y):
 per_example_grads = ft.vmap(ft.grad(loss), in_dims=(None, 0, 0))
 
 
-# -- hand-written NumPy: channels-last inside, im2col from strided views ----------------------
+# -- hand-written NumPy: im2col from strided views, sliced pooling, backward by hand ----------
 
 def _im2col(x):
-    """(B, H, W, C) -> (B, H * W, C * 9) for a 3x3 'same' convolution (one copy)."""
-    b, h, w, c = x.shape
-    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))
-    return windows.reshape(b, h * w, c * 9)
+    """(B, C, H, W) -> (B, C * 9, H * W) for a 3x3 'same' convolution: one copy whose inner
+    runs are contiguous rows of x."""
+    b, c, h, w = x.shape
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(2, 3))
+    return windows.transpose(0, 1, 4, 5, 2, 3).reshape(b, c * 9, h * w)
 
 
-def _col2im(cols, h, w, c):
-    """The adjoint of _im2col: (B, H * W, C * 9) -> (B, H, W, C), nine strided adds."""
+def _col2im(cols, c, h, w):
+    """The adjoint of _im2col: (B, C * 9, H * W) -> (B, C, H, W), nine strided adds."""
     b = cols.shape[0]
-    cols = cols.reshape(b, h, w, c, 3, 3)
-    out = np.zeros((b, h + 2, w + 2, c), cols.dtype)
+    cols = cols.reshape(b, c, 3, 3, h, w)
+    out = np.zeros((b, c, h + 2, w + 2), cols.dtype)
     for i in range(3):
         for j in range(3):
-            out[:, i:i + h, j:j + w] += cols[..., i, j]
-    return out[:, 1:-1, 1:-1]
+            out[:, :, i:i + h, j:j + w] += cols[:, :, i, j]
+    return out[:, :, 1:-1, 1:-1]
+
+
+_CORNERS = [(0, 0), (0, 1), (1, 0), (1, 1)]
 
 
 def _pool(a):
-    """2x2 max pool of (B, H, W, C) and the mask of the maxima (for the backward pass)."""
-    b, h, w, c = a.shape
-    blocks = a.reshape(b, h // 2, 2, w // 2, 2, c)
-    out = blocks.max(axis=(2, 4))
-    return out, blocks == out[:, :, None, :, None]
+    """2x2 max pool of (B, C, H, W) by three maxima of strided slices, and which corner won."""
+    out = a[..., 0::2, 0::2]
+    which = np.zeros(out.shape, np.int8)
+    for k, (i, j) in enumerate(_CORNERS[1:], 1):
+        better = a[..., i::2, j::2] > out
+        out = np.where(better, a[..., i::2, j::2], out)
+        which[better] = k
+    return out, which
 
 
-def _unpool(g, mask):
-    b, h, _, w, _, c = mask.shape
-    return (mask * g[:, :, None, :, None]).reshape(b, 2 * h, 2 * w, c)
+def _unpool(g, which):
+    b, c, h, w = g.shape
+    out = np.empty((b, c, 2 * h, 2 * w), g.dtype)
+    for k, (i, j) in enumerate(_CORNERS):
+        out[..., i::2, j::2] = np.where(which == k, g, 0)
+    return out
 
 
 def handwritten_per_example_grads(p, X, Y):
     b = len(Y)
-    x = X.transpose(0, 2, 3, 1)                                       # (B, 28, 28, 1)
     w1, w2 = p["c1"].reshape(8, 9), p["c2"].reshape(16, 72)
-    cols1 = _im2col(x)                                                # (B, 784, 9)
-    z1 = cols1 @ w1.T + p["b1"]                                       # (B, 784, 8)
-    a1 = np.maximum(z1, 0).reshape(b, 28, 28, 8)
-    p1, mask1 = _pool(a1)                                             # (B, 14, 14, 8)
-    cols2 = _im2col(p1)                                               # (B, 196, 72)
-    z2 = cols2 @ w2.T + p["b2"]                                       # (B, 196, 16)
-    zg = z2.reshape(b, 196, GROUPS, 16 // GROUPS)
-    mean = zg.mean(axis=(1, 3), keepdims=True)
-    inv_std = 1.0 / np.sqrt(zg.var(axis=(1, 3), keepdims=True) + 1e-5)
-    xhat = ((zg - mean) * inv_std).reshape(b, 196, 16)
-    y2 = xhat * p["gn_w"] + p["gn_b"]
-    a2 = np.maximum(y2, 0).reshape(b, 14, 14, 16)
-    p2, mask2 = _pool(a2)                                             # (B, 7, 7, 16)
-    flat = p2.transpose(0, 3, 1, 2).reshape(b, 784)                   # PyTorch's (C, H, W)
+    cols1 = _im2col(X)                                                # (B, 9, 784)
+    z1 = w1 @ cols1 + p["b1"][:, None]                                # (B, 8, 784)
+    a1 = np.maximum(z1, 0).reshape(b, 8, 28, 28)
+    p1, which1 = _pool(a1)                                            # (B, 8, 14, 14)
+    cols2 = _im2col(p1)                                               # (B, 72, 196)
+    z2 = w2 @ cols2 + p["b2"][:, None]                                # (B, 16, 196)
+    zg = z2.reshape(b, GROUPS, -1)
+    mean = zg.mean(axis=2, keepdims=True)
+    inv_std = 1.0 / np.sqrt(zg.var(axis=2, keepdims=True) + 1e-5)
+    xhat = ((zg - mean) * inv_std).reshape(b, 16, 196)
+    y2 = xhat * p["gn_w"][:, None] + p["gn_b"][:, None]
+    a2 = np.maximum(y2, 0).reshape(b, 16, 14, 14)
+    p2, which2 = _pool(a2)                                            # (B, 16, 7, 7)
+    flat = p2.reshape(b, 784)
     logits = flat @ p["fc"] + p["fc_b"]
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     d_logits = e / e.sum(axis=1, keepdims=True)
     d_logits[np.arange(b), Y] -= 1.0
     g = {"fc": np.einsum("bi,bj->bij", flat, d_logits), "fc_b": d_logits}
-    d_p2 = (d_logits @ p["fc"].T).reshape(b, 16, 7, 7).transpose(0, 2, 3, 1)
-    d_y2 = (_unpool(d_p2, mask2) * (a2 > 0)).reshape(b, 196, 16)
-    g["gn_w"], g["gn_b"] = (d_y2 * xhat).sum(axis=1), d_y2.sum(axis=1)
-    d_xhat = (d_y2 * p["gn_w"]).reshape(b, 196, GROUPS, 16 // GROUPS)
+    d_p2 = (d_logits @ p["fc"].T).reshape(b, 16, 7, 7)
+    d_y2 = (_unpool(d_p2, which2) * (a2 > 0)).reshape(b, 16, 196)
+    g["gn_w"], g["gn_b"] = (d_y2 * xhat).sum(axis=2), d_y2.sum(axis=2)
+    d_xhat = (d_y2 * p["gn_w"][:, None]).reshape(b, GROUPS, -1)
     xg = xhat.reshape(d_xhat.shape)
-    d_z2 = inv_std * (d_xhat - d_xhat.mean(axis=(1, 3), keepdims=True)
-                      - xg * (d_xhat * xg).mean(axis=(1, 3), keepdims=True))
-    d_z2 = d_z2.reshape(b, 196, 16)
-    g["c2"] = (d_z2.transpose(0, 2, 1) @ cols2).reshape(b, 16, 8, 3, 3)
-    g["b2"] = d_z2.sum(axis=1)
-    d_p1 = _col2im(d_z2 @ w2, 14, 14, 8)
-    d_z1 = (_unpool(d_p1, mask1) * (a1 > 0)).reshape(b, 784, 8)
-    g["c1"] = (d_z1.transpose(0, 2, 1) @ cols1).reshape(b, 8, 1, 3, 3)
-    g["b1"] = d_z1.sum(axis=1)
+    d_z2 = inv_std * (d_xhat - d_xhat.mean(axis=2, keepdims=True)
+                      - xg * (d_xhat * xg).mean(axis=2, keepdims=True))
+    d_z2 = d_z2.reshape(b, 16, 196)
+    g["c2"] = (d_z2 @ cols2.transpose(0, 2, 1)).reshape(b, 16, 8, 3, 3)
+    g["b2"] = d_z2.sum(axis=2)
+    d_p1 = _col2im(w2.T @ d_z2, 8, 14, 14)
+    d_z1 = (_unpool(d_p1, which1) * (a1 > 0)).reshape(b, 8, 784)
+    g["c1"] = (d_z1 @ cols1.transpose(0, 2, 1)).reshape(b, 8, 1, 3, 3)
+    g["b1"] = d_z1.sum(axis=2)
     return g
 
 

@@ -76,38 +76,45 @@ def _spatial(nd):
 
 
 def _im2col(xp, x, kernel, stride, padding, dilation, groups):
-    """The unfolded input as (groups, N * P, C/groups * K) (one copy) and the window counts."""
+    """The unfolded input as (groups, N, C/groups * K, P) (one copy whose inner runs are rows
+    of output positions, contiguous in x for stride 1) and the window counts."""
     nd = len(kernel)
     win = _windows(xp, _pad(xp, x, padding), _spatial(nd), kernel, stride, dilation)
     n, c = x.shape[:2]
     counts = win.shape[2:2 + nd]
     win = win.reshape((n, groups, c // groups) + win.shape[2:])     # (N, G, Cg, *P, *K): a view
-    order = (1, 0) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
-    cols = win.transpose(order).reshape(groups, n * math.prod(counts), -1)
+    order = (1, 0, 2) + tuple(range(3 + nd, 3 + 2 * nd)) + tuple(range(3, 3 + nd))
+    cols = win.transpose(order).reshape(groups, n, -1, math.prod(counts))
     return cols, counts
 
 
+def _grouped(g, groups):
+    """(N, O, *P) -> (groups, N, O/groups, P), a view."""
+    n, o = g.shape[:2]
+    return g.reshape(n, groups, o // groups, -1).transpose(1, 0, 2, 3)
+
+
+def _weight_matrices(w, groups):
+    """(O, C/groups, *K) -> (groups, 1, O/groups, C/groups * K)."""
+    return w.reshape(groups, 1, w.shape[0] // groups, -1)
+
+
 def _conv_kernel(xp, x, w, *, stride, padding, dilation, groups):
-    nd = w.ndim - 2
     cols, counts = _im2col(xp, x, w.shape[2:], stride, padding, dilation, groups)
-    o = w.shape[0]
-    wm = w.reshape(groups, o // groups, -1)
-    out = xp.matmul(cols, wm.transpose(0, 2, 1))                    # (G, N * P, Og)
-    n = x.shape[0]
-    out = out.reshape((groups, n) + counts + (o // groups,))
-    order = (1, 0, 2 + nd) + tuple(range(2, 2 + nd))
-    return xp.ascontiguousarray(out.transpose(order)).reshape((n, o) + counts)
+    out = xp.matmul(_weight_matrices(w, groups), cols)             # (G, N, Og, P)
+    if groups > 1:
+        out = xp.ascontiguousarray(out.transpose(1, 0, 2, 3))
+    return out.reshape((x.shape[0], w.shape[0]) + tuple(counts))
 
 
 def _conv_transpose_kernel(xp, g, w, *, input_shape, stride, padding, dilation, groups):
     nd = w.ndim - 2
-    n, o = g.shape[:2]
-    counts, kernel = g.shape[2:], w.shape[2:]
-    og, cg = o // groups, w.shape[1]
-    gm = g.reshape(n, groups, og, -1).transpose(1, 0, 3, 2).reshape(groups, -1, og)
-    cols = xp.matmul(gm, w.reshape(groups, og, -1))                 # (G, N * P, Cg * K)
-    cols = cols.reshape((groups, n) + counts + (cg,) + kernel)
-    order = (1, 0, 2 + nd) + tuple(range(2, 2 + nd)) + tuple(range(3 + nd, 3 + 2 * nd))
+    n = g.shape[0]
+    counts, kernel, cg = g.shape[2:], w.shape[2:], w.shape[1]
+    wm = _weight_matrices(w, groups).transpose(0, 1, 3, 2)
+    cols = xp.matmul(wm, _grouped(g, groups))                      # (G, N, Cg * K, P)
+    cols = cols.reshape((groups, n, cg) + kernel + counts)
+    order = (1, 0, 2) + tuple(range(3 + nd, 3 + 2 * nd)) + tuple(range(3, 3 + nd))
     cols = cols.transpose(order)                                    # (N, G, Cg, *P, *K): a view
     padded = tuple(s + lo + hi for s, (lo, hi) in zip(input_shape, padding))
     out = _window_sum(xp, cols, (n, groups, cg) + padded, tuple(range(3, 3 + nd)), kernel,
@@ -117,12 +124,12 @@ def _conv_transpose_kernel(xp, g, w, *, input_shape, stride, padding, dilation, 
 
 
 def _conv_weight_grad_kernel(xp, x, g, *, kernel_shape, stride, padding, dilation, groups):
-    cols, counts = _im2col(xp, x, kernel_shape, stride, padding, dilation, groups)
-    n, o = g.shape[:2]
-    og = o // groups
-    gm = g.reshape(n, groups, og, -1).transpose(1, 2, 0, 3).reshape(groups, og, -1)
-    out = xp.matmul(gm, cols)                                       # (G, Og, Cg * K)
-    return out.reshape((o, x.shape[1] // groups) + tuple(kernel_shape))
+    """One product per group and example, summed over the examples: under vmap (N = 1, one
+    group per example) this is one batched GEMM of the cotangents and the unfolded inputs."""
+    cols, _ = _im2col(xp, x, kernel_shape, stride, padding, dilation, groups)
+    out = xp.matmul(_grouped(g, groups), cols.transpose(0, 1, 3, 2))     # (G, N, Og, Cg * K)
+    out = out[:, 0] if x.shape[0] == 1 else out.sum(axis=1)
+    return out.reshape((g.shape[1], x.shape[1] // groups) + tuple(kernel_shape))
 
 
 def _sliding_window_kernel(xp, x, *, axes, window, stride, dilation):

@@ -39,33 +39,40 @@ def _pool_max_kernel(xp, x, *, axes, window, stride, dilation):
     return out
 
 
-def _first_argmax(xp, x, slices):
-    """The offset number of each window's first maximal element."""
-    best = x[slices[0]]
-    which = xp.zeros(best.shape, dtype=xp.int32)
-    for k, index in enumerate(slices[1:], 1):
-        better = x[index] > best
-        best = xp.where(better, x[index], best)
-        which[better] = k
-    return which
+def _first_max_masks(xp, x, slices):
+    """For each window offset: (its slice, where that offset holds its window's first
+    maximum), from the windows' maxima and one comparison per offset."""
+    best = xp.array(x[slices[0]], copy=True)
+    for index in slices[1:]:
+        xp.maximum(best, x[index], out=best)
+    taken = None
+    for index in slices:
+        hit = x[index] == best
+        if taken is None:
+            taken = hit.copy()
+        else:
+            hit &= ~taken
+            taken |= hit
+        yield index, hit
 
 
 def _pool_max_select_kernel(xp, x, u, *, axes, window, stride, dilation):
     slices = _slices(x, axes, window, stride, dilation)
-    best, out = x[slices[0]], xp.array(u[slices[0]], copy=True)
-    for index in slices[1:]:
-        better = x[index] > best
-        best = xp.where(better, x[index], best)
-        out = xp.where(better, u[index], out)
+    out = xp.zeros(x[slices[0]].shape, dtype=u.dtype)
+    for index, hit in _first_max_masks(xp, x, slices):
+        xp.copyto(out, u[index], where=hit)
     return out
 
 
 def _pool_max_scatter_kernel(xp, x, g, *, axes, window, stride, dilation):
     slices = _slices(x, axes, window, stride, dilation)
-    which = _first_argmax(xp, x, slices)
+    disjoint = all(s >= d * (k - 1) + 1 for k, s, d in zip(window, stride, dilation))
     out = xp.zeros(x.shape, dtype=g.dtype)
-    for k, index in enumerate(slices):
-        out[index] += xp.where(which == k, g, 0)
+    for index, hit in _first_max_masks(xp, x, slices):
+        if disjoint:              # each element lies in one window at most: no accumulation
+            out[index] = xp.where(hit, g, 0)
+        else:
+            out[index] += xp.where(hit, g, 0)
     return out
 
 
