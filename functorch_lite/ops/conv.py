@@ -12,7 +12,7 @@ gradient of a convolution is a convolution:
 `padding` is a tuple of (before, after) pairs, one per spatial dim; `groups` splits channels as
 torch.nn.functional.conv2d does. `sliding_window` (the windows themselves, NumPy's
 sliding_window_view with strides and dilation) and its adjoint `sliding_window_sum` serve
-pooling and sliding_window_view.
+sliding_window_view and the gradient of average pooling (ops/pool.py).
 """
 import itertools
 import math
