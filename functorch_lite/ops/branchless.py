@@ -13,7 +13,7 @@ _MIN_SIZE = 4096      # below this, numpy.where's branches cost less than the ex
 def where(cond, x, y):
     """numpy.where(cond, x, y), branch-free for large numeric arrays."""
     dtype = np.result_type(x, y)
-    size = max(np.size(cond), np.size(x), np.size(y))
+    size = max(getattr(cond, "size", 1), getattr(x, "size", 1), getattr(y, "size", 1))
     if size < _MIN_SIZE or dtype.kind not in "fiu" or dtype.itemsize not in (2, 4, 8):
         return np.where(cond, x, y)
     bits = np.dtype(f"i{dtype.itemsize}")
