@@ -1,7 +1,8 @@
 """Set up a local virtual environment and run the demo or the test suite.
 
-    python3 tasks.py demo     # install the package into .venv and run the main demo
-    python3 tasks.py test     # install the package with its test extra and run every test
+    python3 tasks.py demo     # install the package with its examples extra, run the main demo
+    python3 tasks.py test     # install the package with its test and examples extras, run
+                              # every test
 """
 import os
 import subprocess
@@ -24,10 +25,10 @@ def setup(extras):
 def main(argv):
     what = argv[1] if len(argv) > 1 else "test"
     if what == "demo":
-        setup([])
-        return subprocess.call([PY, os.path.join("examples", "dp_sgd.py")], cwd=ROOT)
+        setup(["examples"])
+        return subprocess.call([PY, os.path.join("examples", "dp_sgd_cnn.py")], cwd=ROOT)
     if what == "test":
-        setup(["test"])
+        setup(["test", "examples"])
         return subprocess.call([PY, "-m", "pytest", "-n", "auto", *argv[2:]], cwd=ROOT)
     print(__doc__)
     return 2

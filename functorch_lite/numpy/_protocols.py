@@ -28,6 +28,7 @@ def _function_table():
         theirs = getattr(np.linalg, name, None)
         if callable(theirs) and not isinstance(theirs, type):
             table[theirs] = getattr(fnp.linalg, name)
+    table[np.lib.stride_tricks.sliding_window_view] = fnp.lib.stride_tricks.sliding_window_view
     return table
 
 

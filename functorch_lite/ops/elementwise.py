@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..dispatch import defop
+from . import branchless
 
 
 def _ufunc_op(name, differentiable=True, numpy_name=None):
@@ -91,7 +92,7 @@ logical_or = _ufunc_op("logical_or", differentiable=False)
 logical_xor = _ufunc_op("logical_xor", differentiable=False)
 
 # -- ternary --
-where = defop("where", lambda xp, cond, x, y: xp.where(cond, x, y), numpy_impl=np.where,
+where = defop("where", lambda xp, cond, x, y: xp.where(cond, x, y), numpy_impl=branchless.where,
               doc="Elementwise choice: x where cond is true, else y. Differentiable in x and y.")
 
 # -- dtype conversion (differentiable between inexact dtypes) --

@@ -2,7 +2,7 @@
 norm bound, summed, noised (Gaussian), averaged. The data is a synthetic 10-class problem made
 here (no downloads): noisy points around 10 random centroids in 784 dimensions.
 
-    python examples/dp_sgd.py [--epochs 5] [--batch 64]
+    python examples/dp_sgd_mlp.py [--epochs 5] [--batch 64]
 
 Prints loss and accuracy per epoch, the final test accuracy, and the time of one batch of
 per-example gradients by vmap(grad) against a Python loop of grad.

@@ -1,0 +1,9 @@
+"""jvp rules of the convolution and sliding-window ops: conv, conv_transpose and
+conv_weight_grad are bilinear (the product rule), the window ops linear."""
+from ..ops import conv as cv
+from .jvp_helpers import def_linear, def_multilinear
+
+for _op in (cv.conv, cv.conv_transpose, cv.conv_weight_grad):
+    def_multilinear(_op)
+for _op in (cv.sliding_window, cv.sliding_window_sum):
+    def_linear(_op)
