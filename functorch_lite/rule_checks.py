@@ -20,6 +20,8 @@ from .backend import is_array
 class RuleError(ValueError):
     """A user-written rule returned something of the wrong shape, dtype or structure."""
 
+    vmap_user_error = True   # vmap passes it on as it is (it is not a kernel's shape error)
+
 
 def _is_value(x):
     return isinstance(x, (Tensor, numbers.Number)) or is_array(x)

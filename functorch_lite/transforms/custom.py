@@ -241,7 +241,7 @@ def _fit_batch(ct, ct_bdim, operand_bdim, size):
 
 
 # ---------------------------------------------------------------------------------------------
-# custom_jvp (forward-mode helper's part)
+# custom_jvp
 # ---------------------------------------------------------------------------------------------
 
 class custom_jvp:
@@ -317,10 +317,24 @@ class custom_jvp:
                 raise TypeError(f"the jvp rule of {name!r} returned a tangent whose structure "
                                 f"does not match the primal output ({spec}): {e}") from None
             out_def[:] = [spec]
-            return tuple(out_leaves), tuple(t_leaves)
+            return tuple(out_leaves), _checked_tangents(name, out_leaves, t_leaves, spec)
 
         outs = _custom_jvp_op(name, flat_fun, flat_rule)(*leaves)
         return optree.tree_unflatten(out_def[0], list(outs))
+
+
+def _checked_tangents(name, out_leaves, t_leaves, spec):
+    """The rule's output tangents, each checked against its primal output's shape and dtype."""
+    rule = f"the jvp rule of custom_jvp function {name!r}"
+    checked = []
+    for path, o, t in zip(spec.paths(), out_leaves, t_leaves):
+        if t is not None and inexact(o):
+            what = "output" + "".join(f"[{p!r}]" for p in path)
+            check_like(t, o, rule, f"the tangent of {what}")
+            if not hasattr(t, "shape"):
+                t = fnp.full_like(o, t)
+        checked.append(t)
+    return tuple(checked)
 
 
 def _with_nondiff(nums, nondiff, diff):
