@@ -113,7 +113,8 @@ class _CheckedRule:
         return getattr(self.rule, "takes_needed", False)
 
     def name(self):
-        return f"the {self.kind} rule of op {self.op.name!r} ({getattr(self.rule, '__name__', self.rule)})"
+        rule_name = getattr(self.rule, "__name__", repr(self.rule))
+        return f"the {self.kind} rule of op {self.op.name!r} ({rule_name})"
 
 
 class _CheckedBatchRule(_CheckedRule):

@@ -11,6 +11,7 @@ fwd and bwd.
 import itertools
 
 import numpy as np
+import optree
 import pytest
 
 import functorch_lite as ft
@@ -178,3 +179,82 @@ def test_fwd_body_is_differentiated_by_outer_transforms():
     value_grad = ft.grad(lambda x: fnp.sum(ft.vjp(f, x)[0]))(x)
     np.testing.assert_allclose(value_grad, 3 * x ** 2)
     np.testing.assert_allclose(ft.grad(lambda x: fnp.sum(f(x)))(x), 6 * x ** 2)
+
+
+# -- batching details: unbatched arguments, batch dims not at 0, pytrees, odd residuals --------
+
+@ft.custom_vjp
+def sin_product(x, w, idx):
+    return {"y": fnp.sin(x * w), "c": fnp.sum(w) * 1.0}
+
+
+def _sin_product_fwd(x, w, idx):
+    return sin_product(x, w, idx), (x, w, "tag", 2.0)   # residuals with non-array leaves
+
+
+def _sin_product_bwd(res, ct):
+    x, w, tag, k = res
+    assert tag == "tag" and k == 2.0
+    CALLS["bwd"] += 1
+    g = ct["y"] * fnp.cos(x * w) * k                  # twice the true derivative of y
+    return g * w, g * x + ct["c"] * fnp.ones_like(w), None
+
+
+sin_product.defvjp(_sin_product_fwd, _sin_product_bwd)
+
+
+@ft.custom_jvp
+def sin_product_jvp(x, w, idx):
+    return {"y": fnp.sin(x * w), "c": fnp.sum(w) * 1.0}
+
+
+@sin_product_jvp.defjvp
+def _(primals, tangents):
+    (x, w, idx), (tx, tw, _) = primals, tangents
+    CALLS["jvp_rule"] += 1
+    dy = 2.0 * fnp.cos(x * w) * (tx * w + x * tw)
+    return sin_product_jvp(x, w, idx), {"y": dy, "c": fnp.sum(tw) * 1.0}
+
+
+def sin_product_reference(x, w, idx):
+    y = fnp.sin(x * w)
+    return {"y": 2.0 * y - ft.stop_gradient(y), "c": fnp.sum(w) * 1.0}
+
+
+XB, WB, IDX = np.random.default_rng(1).standard_normal((5, 3)), np.array([0.3, -0.7, 1.1]), \
+    np.arange(3)
+
+
+def _loss(g):
+    def loss(x, w):
+        out = g(x, w, IDX)
+        return fnp.sum(out["y"] ** 2) + out["c"]
+    return loss
+
+
+BATCHING_CASES = {
+    "grad_wrt_unbatched": lambda g: ft.grad(
+        lambda w: fnp.sum(ft.vmap(_loss(g), in_dims=(0, None))(XB, w)))(WB),
+    "grad_bdim_1": lambda g: ft.grad(
+        lambda xt: fnp.sum(ft.vmap(_loss(g), in_dims=(1, None))(xt, WB)))(XB.T),
+    "vmap_grad_unbatched_w": lambda g: ft.vmap(
+        ft.grad(_loss(g), argnums=(0, 1)), in_dims=(0, None))(XB, WB),
+    "vmap_grad_unbatched_x": lambda g: ft.vmap(
+        ft.grad(_loss(g), argnums=(0, 1)), in_dims=(None, 0))(XB[0], XB),
+    "grad_vmap_vmap": lambda g: ft.grad(lambda w: fnp.sum(ft.vmap(ft.vmap(
+        _loss(g), in_dims=(0, None)), in_dims=(0, None))(XB.reshape(5, 1, 3), w)))(WB),
+    "jacrev_vmap": lambda g: ft.jacrev(lambda w: ft.vmap(lambda x: g(x, w, IDX)["y"])(XB))(WB),
+    "vmap_out_dims_1": lambda g: ft.vmap(lambda x: g(x, WB, IDX), out_dims={"y": 1, "c": 0})(XB),
+}
+
+
+@pytest.mark.parametrize("case", BATCHING_CASES, ids=str)
+@pytest.mark.parametrize("f", [sin_product, sin_product_jvp], ids=["custom_vjp", "custom_jvp"])
+def test_batching_details(f, case):
+    CALLS["bwd"] = CALLS["jvp_rule"] = 0
+    got = BATCHING_CASES[case](f)
+    expected = BATCHING_CASES[case](sin_product_reference)
+    for g, e in zip(optree.tree_leaves(got), optree.tree_leaves(expected)):
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+    used = CALLS["bwd"] if f is sin_product else CALLS["jvp_rule"]
+    assert used > 0 or case == "vmap_out_dims_1"
