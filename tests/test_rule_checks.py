@@ -179,3 +179,39 @@ def test_builtin_rules_are_stored_unchecked():
     rule = op.def_batch_rule(lambda args, bdims: (op(args[0]), bdims[0]))
     assert rule.__name__ == "<lambda>"             # the decorator hands back the user's rule
     assert op.rules["batch"] is not rule           # the table holds its checked form
+
+
+# -- closures over transformed values ---------------------------------------------------------
+
+def test_custom_functions_closing_over_a_transformed_value_are_refused():
+    # the rules cannot see a closed-over wrapper: refused (as JAX) instead of an escaped
+    # wrapper, a DualTensor handed to the user or a lost derivative
+    def with_vjp(w):
+        @ft.custom_vjp
+        def f(y):
+            return y * w
+        f.defvjp(lambda y: (y * w, y), lambda y, ct: (ct * w,))
+        return fnp.sum(f(X * w))
+
+    def with_jvp(w):
+        @ft.custom_jvp
+        def f(y):
+            return y * w
+        f.defjvp(lambda p, t: (p[0] * w, t[0] * w))
+        return fnp.sum(f(X * w))
+    w = np.array(3.0)
+    with pytest.raises(TypeError, match="fwd of custom_vjp function 'f' returned a value of the "
+                                        "grad transform at level 1 .* closes over"):
+        ft.grad(with_vjp)(w)
+    with pytest.raises(TypeError, match="custom_jvp function 'f' returned a value of the grad"):
+        ft.grad(with_jvp)(w)
+    with pytest.raises(TypeError, match="jvp rule of custom_jvp function 'f' returned a value "
+                                        "of the jvp transform"):
+        ft.jvp(with_jvp, (w,), (np.array(1.0),))
+    # a closure over a constant (no transform is watching it) is fine
+    @ft.custom_vjp
+    def scale(y):
+        return y * w
+    scale.defvjp(lambda y: (scale(y), None), lambda _, ct: (2.0 * ct * w,))
+    np.testing.assert_allclose(ft.grad(lambda x: fnp.sum(ft.vmap(scale)(x)))(XS),
+                               np.full((2, 3), 6.0))

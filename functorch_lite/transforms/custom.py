@@ -27,7 +27,7 @@ import optree
 from .. import numpy as fnp
 from ..dispatch import Op
 from ..rule_checks import RuleError, check_like, inexact, shape_of
-from ..tensor import Tensor
+from ..tensor import Tensor, TransformTensor
 from ..backend import is_array
 
 
@@ -77,21 +77,27 @@ class custom_vjp:
             diff = optree.tree_unflatten(spec, [next(it) if o else next(st) for o in is_operand])
             return self._full_args(nondiff, diff)
 
+        what = f"custom_vjp function {self.name!r}"
+
         def flat_fun(*operands):
-            out_leaves, out_spec[:] = _flatten_out(self.fun(*rebuild(operands)))
+            out = self.fun(*rebuild(operands))
+            _check_no_closure(f"the {what}", operands, out)
+            out_leaves, out_spec[:] = _flatten_out(out)
             return out_leaves
 
         def flat_fwd(*operands):
             result = self.fwd(*rebuild(operands))
             if not (isinstance(result, (tuple, list)) and len(result) == 2):
-                raise RuleError(f"the fwd of custom_vjp function {self.name!r} must return a "
-                                f"pair (output, residuals); it returned {_describe(result)}")
+                raise RuleError(f"the fwd of {what} must return a pair (output, residuals); it "
+                                f"returned {_describe(result)}")
+            _check_no_closure(f"the fwd of {what}", operands, result)
             out_leaves, out_spec[:] = _flatten_out(result[0])
             return out_leaves, result[1]
 
         def flat_bwd(operands, residuals, cts):
             ct_tree = optree.tree_unflatten(out_spec[0], list(cts))
             in_cts = self.bwd(*nondiff, residuals, ct_tree)
+            _check_no_closure(f"the bwd of {what}", (operands, residuals, cts), in_cts)
             return self._flat_cotangents(in_cts, spec, is_operand, operands)
 
         op = _custom_vjp_op(f"custom_vjp[{self.name}]", self.name, flat_fun, flat_fwd, flat_bwd)
@@ -139,6 +145,21 @@ class custom_vjp:
             check_like(ct, primal, rule, name)
             out.append(ct if hasattr(ct, "shape") else fnp.full_like(primal, ct))
         return tuple(out)
+
+
+def _check_no_closure(who, inputs, outputs):
+    """Refuse (as JAX) a custom function or rule that returns a value of a transform level
+    higher than any of its inputs: it closed over a value being transformed, which its rules
+    cannot see (the derivative or batch would be lost, or a wrapper would escape)."""
+    top = max((x.level for x in optree.tree_leaves(inputs) if isinstance(x, TransformTensor)),
+              default=0)
+    for o in optree.tree_leaves(outputs):
+        if isinstance(o, TransformTensor) and o.level > top:
+            raise TypeError(
+                f"{who} returned a value of the {o._interpreter.name} transform at level "
+                f"{o.level} that does not come from its arguments: the function closes over a "
+                "value that is being transformed. Pass that value as an argument (custom rules "
+                "only see their arguments)")
 
 
 def _describe(x):
@@ -302,6 +323,7 @@ class custom_jvp:
         def flat_fun(*xs):
             out = self.fun(*_with_nondiff(self.nondiff_argnums, nondiff,
                                           optree.tree_unflatten(in_def, list(xs))))
+            _check_no_closure(f"the custom_jvp function {name!r}", xs, out)
             out_leaves, spec = optree.tree_flatten(out)
             out_def[:] = [spec]
             return tuple(out_leaves)
@@ -310,6 +332,8 @@ class custom_jvp:
             ps = optree.tree_unflatten(in_def, list(xs))
             ts = optree.tree_unflatten(in_def, list(ts))
             out, t_out = self.jvp_rule(*nondiff, tuple(ps), tuple(ts))
+            _check_no_closure(f"the jvp rule of custom_jvp function {name!r}", (xs, ts),
+                              (out, t_out))
             out_leaves, spec = optree.tree_flatten(out)
             try:
                 t_leaves = spec.flatten_up_to(t_out)
