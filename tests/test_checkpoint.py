@@ -91,7 +91,12 @@ COMPOSITIONS = {
     "grad_vmap": lambda f: ft.grad(lambda w: fnp.sum(ft.vmap(f, in_dims=(0, None))(XS, w)))(W),
     "vmap_grad_grad": lambda f: ft.vmap(ft.grad(_second(f)), in_dims=(0, None))(XS, W),
     "jacrev_vmap": lambda f: ft.jacrev(ft.vmap(lambda x: f(x, W)))(XS),
+    "grad_jvp": lambda f: ft.grad(lambda x: ft.jvp(lambda x: f(x, W), (x,), (XS[0],))[1])(X),
+    "vmap_jvp": lambda f: ft.vmap(lambda x: ft.jvp(lambda x: f(x, W), (x,), (x,)))(XS),
+    "linearize": lambda f: ft.linearize(lambda x: f(x, W), X)[1](XS[1]),
+    "vjp_fn_twice": lambda f: [ft.vjp(f, X, W)[1](np.array(c)) for c in (1.0, -2.0)],
 }
+FORWARD_INNERMOST = ("jvp", "jacfwd", "grad_jvp", "vmap_jvp", "linearize")
 POLICIES = {"default": None, "nothing": ft.checkpoint_policies.nothing_saveable,
             "everything": ft.checkpoint_policies.everything_saveable,
             "dots": ft.checkpoint_policies.dots_saveable}
@@ -100,7 +105,7 @@ POLICIES = {"default": None, "nothing": ft.checkpoint_policies.nothing_saveable,
 @pytest.mark.parametrize("policy", POLICIES, ids=str)
 @pytest.mark.parametrize("composition", COMPOSITIONS, ids=str)
 def test_checkpoint_equals_the_function(composition, policy):
-    plain, checkpointed = _pairs(POLICIES[policy], composition not in ("jvp", "jacfwd"))
+    plain, checkpointed = _pairs(POLICIES[policy], composition not in FORWARD_INNERMOST)
     run = COMPOSITIONS[composition]
     expected, got = run(plain), run(checkpointed)
     e_leaves, e_spec = optree.tree_flatten(expected)
