@@ -17,8 +17,13 @@ under an inner vmap (the residuals keep whatever batch dims they have), bwd is v
 residuals and output cotangents, and the cotangent of an unbatched operand is summed over the
 batch. So the user's bwd runs in every composition of vmap with reverse mode, at any nesting
 (grad(vmap(f)) as well as vmap(grad(f))). Forward mode has no rule to use: as JAX, jvp through a
-custom_vjp function is an error (jvp of its reverse mode, jvp(grad(f)), is fine: fwd and bwd are
-ordinary library code then).
+custom_vjp function is an error (jvp of its reverse mode, jvp(grad(f)), is fine when fwd computes
+its output with library ops: fwd and bwd are then differentiated as ordinary code).
+
+Each user function's result is checked where it returns (rule_checks.py): fwd returns a pair,
+bwd one cotangent per differentiable argument with its structure, shapes and dtypes, and none of
+them returns a value of a transform level its inputs do not carry (a closure over a value being
+transformed, which the rules cannot see).
 """
 import functools
 
@@ -53,9 +58,6 @@ class custom_vjp:
         self.fwd, self.bwd = fwd, bwd
         return self
 
-    def _full_args(self, nondiff, diff):
-        return _with_nondiff(self.nondiff_argnums, nondiff, diff)
-
     def __call__(self, *args, **kwargs):
         if kwargs:
             raise TypeError(f"custom_vjp function {self.name!r}: pass arguments positionally "
@@ -75,7 +77,7 @@ class custom_vjp:
         def rebuild(operands):
             it, st = iter(operands), iter(statics)
             diff = optree.tree_unflatten(spec, [next(it) if o else next(st) for o in is_operand])
-            return self._full_args(nondiff, diff)
+            return _with_nondiff(self.nondiff_argnums, nondiff, diff)
 
         what = f"custom_vjp function {self.name!r}"
 
