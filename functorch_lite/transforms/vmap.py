@@ -389,7 +389,7 @@ def batch_subcall(func, args, bdims, size):
     """Run `func(*args)` under one new vmap level with the batch of each arg at `bdims` (None:
     unbatched) and return (out_leaves, out_bdims, out_spec), each leaf keeping the batch dim the
     computation left it at (None: the same for every example). For the batching rules of
-    higher-order primitives (custom_vjp, checkpoint), which must not broadcast what is not
+    higher-order primitives (custom_vjp), which must not broadcast what is not
     batched."""
     with VmapInterpreter(size) as interp:
         out = func(*[a if d is None else BatchedTensor(a, d, interp)
