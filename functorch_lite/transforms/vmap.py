@@ -9,6 +9,7 @@ sees one example. An op reaching the interpreter is answered by the op's batchin
 none, by the loop fallback (batching_rules/fallback.py).
 """
 import functools
+import sys
 
 import optree
 
@@ -188,12 +189,21 @@ def vmap(func, in_dims=0, out_dims=0, *, axis_size=None, chunk_size=None, in_axe
     def batched_func(*args, **kwargs):
         leaves, dims, rebuild = _flatten_inputs(args, in_dims)
         size = _batch_size(args, in_dims, leaves, dims, axis_size)
+        if "dask.array" in sys.modules and _has_dask_leaf(leaves, dims):
+            from ..dask import vmap_over_chunks
+            return vmap_over_chunks(func, in_dims, out_dims, args, kwargs, leaves, dims)
         if chunk_size is not None and chunk_size < size:
             return _run_chunked(func, args, kwargs, leaves, dims, rebuild, size, out_dims,
                                 chunk_size)
         return _run(func, kwargs, leaves, dims, rebuild, size, out_dims)
 
     return batched_func
+
+
+def _has_dask_leaf(leaves, dims):
+    """Whether a batched argument is a Dask array (vmap then builds a Dask graph: dask.py)."""
+    array_type = sys.modules["dask.array"].Array
+    return any(d is not None and isinstance(x, array_type) for x, d in zip(leaves, dims))
 
 
 def _check_dims_spec(spec, what):

@@ -1,0 +1,249 @@
+"""The Dask bridge: vmap over Dask arrays, and gradient sums over a Dask-chunked batch.
+
+The library schedules nothing itself (DESIGN.md, section 8). A vmapped function whose batched
+arguments include a `dask.array.Array` becomes a Dask graph: the batch dimension keeps its chunks,
+every other dimension is rechunked to one chunk, and the in-memory vmap runs once per batch chunk
+through `dask.array.blockwise`. Unbatched arguments enter the graph once, as one key each, so a
+cluster ships the parameters to a worker once per graph, not once per task. `grad_sum` maps the
+gradient of each chunk's loss sum over the chunks and adds the per-chunk gradients with Dask's own
+tree reduction (`Array.sum(split_every=...)`). Whatever scheduler Dask would use runs the graph:
+its threads by default, or the `distributed.Client` the user has opened.
+
+Install with the `dask` extra: `pip install "functorch-lite[dask]"`.
+"""
+import functools
+
+import numpy as np
+import optree
+
+try:
+    import dask
+    import dask.array as da
+except ImportError as err:  # pragma: no cover - exercised only without the extra
+    raise ImportError("functorch_lite.dask needs Dask: install the extra with "
+                      "pip install \"functorch-lite[dask]\" (dask[array] and distributed)") from err
+
+from .transforms.vmap import vmap
+
+__all__ = ["is_dask_array", "vmap_over_chunks", "grad_sum", "value_and_grad_sum",
+           "chunk_memory_limit"]
+
+
+def is_dask_array(x):
+    """Whether `x` is a dask.array.Array."""
+    return isinstance(x, da.Array)
+
+
+def chunk_memory_limit():
+    """Bytes one rechunked input chunk may hold: the config value `functorch_lite.chunk-limit`
+    (`dask.config.set({"functorch_lite.chunk-limit": "2GB"})`) if set, else the smallest worker
+    memory limit of the active `distributed.Client`, else None (no limit: the threads scheduler
+    shares this process's memory)."""
+    limit = dask.config.get("functorch_lite.chunk-limit", None)
+    if limit is not None:
+        return dask.utils.parse_bytes(limit) if isinstance(limit, str) else int(limit)
+    try:
+        from distributed import default_client
+        client = default_client()
+    except (ImportError, ValueError):
+        return None
+    limits = [w.get("memory_limit") for w in client.scheduler_info()["workers"].values()]
+    limits = [m for m in limits if m]
+    return min(limits) if limits else None
+
+
+def _check_chunk_fits(x, bdim, name):
+    limit = chunk_memory_limit()
+    if limit is None:
+        return
+    biggest = max(x.chunks[bdim]) if x.chunks[bdim] else 0
+    per_example = int(np.prod([s for i, s in enumerate(x.shape) if i != bdim]))
+    nbytes = biggest * per_example * x.dtype.itemsize
+    if nbytes > limit:
+        raise MemoryError(
+            f"vmap over a Dask array: {name} would hold {dask.utils.format_bytes(nbytes)} per "
+            f"chunk once its non-batch dimensions are one chunk, more than the memory limit "
+            f"{dask.utils.format_bytes(limit)}; give the batch dimension smaller chunks "
+            f"(x.rechunk({{{bdim}: n}})) or raise functorch_lite.chunk-limit")
+
+
+def _map_chunks(chunk_fn, leaves, dims):
+    """Run `chunk_fn(*chunk_leaves)` once per batch chunk through `da.blockwise`.
+
+    Batched leaves keep the batch chunks of the first batched Dask leaf, every other dimension
+    becomes one chunk; unbatched leaves enter the graph once each. Returns (boxes, operands,
+    batch_chunks): `boxes` has one object element per chunk holding what chunk_fn returned.
+    """
+    first = next(k for k, (x, d) in enumerate(zip(leaves, dims))
+                 if d is not None and is_dask_array(x))
+    ref = leaves[first]
+    bchunks = ref.chunks[dims[first] % ref.ndim]
+    if any(np.isnan(c) for c in bchunks):
+        raise ValueError("vmap over a Dask array needs known chunk sizes along the batch "
+                         "dimension; call x.compute_chunk_sizes() first")
+    operands, blockwise_args = [], []
+    for k, (x, d) in enumerate(zip(leaves, dims)):
+        if d is None:
+            # One graph key per constant: shipped to each worker once, not once per task.
+            x = dask.delayed(x, pure=True) if hasattr(x, "shape") else x
+            operands.append(x)
+            blockwise_args += [x, None]
+            continue
+        d %= x.ndim
+        target = {i: (bchunks if i == d else -1) for i in range(x.ndim)}
+        x = x.rechunk(target) if is_dask_array(x) else da.from_array(x, chunks=target)
+        _check_chunk_fits(x, d, f"argument leaf {k}")
+        operands.append(x)
+        blockwise_args += [x, tuple("b" if i == d else f"{k}.{i}" for i in range(x.ndim))]
+
+    def boxed(*chunk_leaves):
+        box = np.empty(1, dtype=object)  # one block of an object array holds the result
+        box[0] = chunk_fn(*chunk_leaves)
+        return box
+
+    boxes = da.blockwise(boxed, "b", *blockwise_args, concatenate=True, dtype=object,
+                         meta=np.empty((0,), dtype=object), adjust_chunks={"b": 1})
+    return boxes, operands, bchunks
+
+
+def vmap_over_chunks(func, in_dims, out_dims, args, kwargs, leaves, dims):
+    """vmap(func, in_dims, out_dims)(*args, **kwargs) as a Dask graph, one task per batch chunk.
+
+    `leaves`/`dims` are the arguments' leaves in optree's order and the in_dim of each (vmap
+    has already computed them). Returns the outputs as Dask arrays.
+    """
+    mapped = vmap(func, in_dims=in_dims, out_dims=out_dims)
+    rebuild = functools.partial(optree.tree_unflatten, optree.tree_structure(args))
+    boxes, operands, bchunks = _map_chunks(
+        lambda *chunk: mapped(*rebuild(chunk), **kwargs), leaves, dims)
+    meta_out = _first_example(mapped, operands, dims, rebuild, kwargs)
+    out_leaves, out_spec = optree.tree_flatten(meta_out)
+    results = []
+    for k, (leaf, od) in enumerate(zip(out_leaves, _out_dims_per_leaf(meta_out, out_dims))):
+        leaf = np.asarray(leaf)
+        if od is None:  # the same for every example
+            results.append(da.from_array(leaf, chunks=leaf.shape))
+            continue
+        od %= leaf.ndim
+        index = tuple("b" if i == od else f"out.{i}" for i in range(leaf.ndim))
+        new_axes = {f"out.{i}": leaf.shape[i] for i in range(leaf.ndim) if i != od}
+        results.append(da.blockwise(_Pick(k), index, boxes, "b", new_axes=new_axes,
+                                    dtype=leaf.dtype, adjust_chunks={"b": bchunks},
+                                    meta=np.empty((0,) * leaf.ndim, dtype=leaf.dtype)))
+    return out_spec.unflatten(results)
+
+
+class _Pick:
+    """Leaf `k` of the outputs boxed in a one-element object block."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, box):
+        return optree.tree_leaves(box[0])[self.k]
+
+
+def _first_example(mapped, operands, dims, rebuild, kwargs):
+    """The outputs for a batch of the first example: their structure, dtypes and shapes."""
+    parts = []
+    for x, d in zip(operands, dims):
+        if d is None:
+            parts.append(x)
+        else:
+            d %= x.ndim
+            parts.append(x[(slice(None),) * d + (slice(0, 1),)])
+    parts = dask.compute(*parts)
+    return mapped(*rebuild(parts), **kwargs)
+
+
+def _out_dims_per_leaf(out, out_dims):
+    n = len(optree.tree_leaves(out))
+    if out_dims is None or isinstance(out_dims, int):
+        return [out_dims] * n
+    if isinstance(out_dims, list) and not isinstance(out, list):
+        out_dims = tuple(out_dims)
+    prefix = optree.tree_structure(out_dims, none_is_leaf=True)
+    per_leaf = []
+    for d, sub in zip(optree.tree_leaves(out_dims, none_is_leaf=True),
+                      prefix.flatten_up_to(out)):
+        per_leaf.extend([d] * len(optree.tree_leaves(sub)))
+    return per_leaf
+
+
+def _ravel(tree):
+    """(flat vector, unravel) of a pytree of arrays, as jax.flatten_util.ravel_pytree."""
+    leaves, spec = optree.tree_flatten(tree)
+    shapes = [np.shape(x) for x in leaves]
+    dtypes = [np.result_type(x) for x in leaves]
+    flat = np.concatenate([np.ravel(x) for x in leaves]) if leaves else np.zeros(0)
+    sizes = np.cumsum([int(np.prod(s)) for s in shapes])[:-1]
+
+    def unravel(vector):
+        parts = np.split(vector, sizes) if leaves else []
+        return spec.unflatten([p.reshape(s).astype(t, copy=False)
+                               for p, s, t in zip(parts, shapes, dtypes)])
+    return flat, unravel
+
+
+def _gradient_sum(f, argnums, in_dims, split_every, with_value):
+    from .transforms.reverse import grad_and_value
+
+    def summed(*args):
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        nums = tuple(n % len(args) for n in nums)
+        dims = tuple(in_dims) if in_dims is not None else tuple(
+            None if i in nums else 0 for i in range(len(args)))
+        if len(dims) != len(args):
+            raise ValueError(f"grad_sum: in_dims={dims!r} has {len(dims)} entries for "
+                             f"{len(args)} arguments")
+        if any(dims[i] is not None for i in nums):
+            raise ValueError(f"grad_sum: argument(s) {nums} are differentiated, so they must "
+                             f"be unbatched (in_dims None); got in_dims={dims!r}")
+        leaves, spec = optree.tree_flatten(tuple(args))
+        leaf_dims = []
+        for a, d in zip(args, dims):
+            leaf_dims.extend([d] * len(optree.tree_leaves(a)))
+        if not any(is_dask_array(x) and d is not None for x, d in zip(leaves, leaf_dims)):
+            raise TypeError("grad_sum: no batched argument is a Dask array; use ft.grad on "
+                            "in-memory data")
+
+        def chunk_loss(*a):
+            return vmap(f, in_dims=dims)(*a).sum()
+
+        def chunk_row(*chunk_leaves):
+            g, v = grad_and_value(chunk_loss, argnums=argnums)(*spec.unflatten(chunk_leaves))
+            flat, _ = _ravel(g)
+            return np.concatenate([flat, np.reshape(v, 1).astype(flat.dtype)])
+
+        picked = tuple(args[n] for n in nums)
+        zeros = optree.tree_map(lambda x: np.zeros(np.shape(x), np.result_type(x, 0.0)), picked)
+        flat0, unravel = _ravel(zeros[0] if isinstance(argnums, int) else zeros)
+        boxes, _, _ = _map_chunks(chunk_row, leaves, leaf_dims)
+        rows = da.blockwise(_row, ("b", "z"), boxes, "b", new_axes={"z": flat0.size + 1},
+                            dtype=flat0.dtype, meta=np.empty((0, 0), dtype=flat0.dtype))
+        total = rows.sum(axis=0, split_every=split_every).compute()  # Dask's tree reduction
+        grads = unravel(total[:-1])
+        return (total[-1], grads) if with_value else grads
+
+    return summed
+
+
+def _row(box):
+    return box[0][None, :]
+
+
+def grad_sum(f, argnums=0, *, in_dims=None, split_every=None):
+    """For `f(params, *batch)` returning one example's scalar loss, a function returning the sum
+    over a Dask-chunked batch of the gradients with respect to argument(s) `argnums`, as NumPy
+    arrays with the structure of those arguments (it computes at once).
+
+    in_dims: one entry per argument, as vmap's; by default None for the differentiated
+    arguments and 0 for the others. Each chunk runs one reverse pass over its loss sum; the
+    per-chunk gradients are added by Dask's tree reduction (`split_every` chunks per node).
+    """
+    return _gradient_sum(f, argnums, in_dims, split_every, with_value=False)
+
+
+def value_and_grad_sum(f, argnums=0, *, in_dims=None, split_every=None):
+    """As `grad_sum`, returning (sum of the losses, sum of the gradients) (JAX's order)."""
+    return _gradient_sum(f, argnums, in_dims, split_every, with_value=True)

@@ -1,0 +1,275 @@
+"""ft.jit and ft.make_graph: trace once per input signature, then replay generated code.
+
+A call's *signature* is the pytree structure of its dynamic arguments, each array leaf's shape,
+dtype and backend, each Python scalar's type, and the values of the static arguments (and of
+leaves that are neither arrays nor numbers). A new signature traces the function (trace.py),
+runs the passes and generates code (codegen.py); a known one runs the cached code. The cache is
+an LRU dict behind a lock, so threads share it safely (each traces on its own level stack).
+
+Called inside another transform (its arguments are wrappers, or a transform is running), a
+jitted function runs its Python body inline: the enclosing transform (or the enclosing jit's
+trace) sees its ops like any others, so the result is always right.
+"""
+import functools
+import threading
+import warnings
+
+import numpy as np
+import optree
+
+from ..backend import module_of
+from ..batching_rules.fallback import PerformanceWarning
+from ..interpreter import current_level
+from ..tensor import Tensor
+from .codegen import generate
+from .cse import eliminate_common_subexpressions
+from .dce import eliminate_dead_code
+from .fold import fold_constants
+from .simplify import simplify
+from .trace import trace
+
+_SCALARS = (bool, int, float, complex)
+
+PASSES = (simplify, fold_constants, eliminate_common_subexpressions, eliminate_dead_code)
+"""The passes run on every traced program, in order (see each module's docstring)."""
+
+
+def optimize(program):
+    """The program after PASSES, repeated until the equation count stops falling."""
+    while True:
+        before = len(program)
+        for p in PASSES:
+            program = p(program)
+        if len(program) >= before:
+            return program
+
+
+def _normalize_argnums(static_argnums):
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    for n in nums:
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise TypeError(f"ft.jit: static_argnums must be ints, got {n!r}")
+    return nums
+
+
+class _Split:
+    """One call's arguments split into static values and dynamic leaves, and its signature."""
+
+    __slots__ = ("statics", "leaves", "tree", "dynamic", "key", "holds_tensor")
+
+    def __init__(self, jitted, args, kwargs):
+        statics = []
+        if jitted.static_argnums:
+            args = list(args)
+            for n in jitted.static_argnums:
+                i = n % len(args) if -len(args) <= n < len(args) else None
+                if i is None:
+                    raise ValueError(f"ft.jit: static_argnums {n} is out of range for a call "
+                                     f"with {len(args)} positional arguments")
+                statics.append((i, args[i]))
+                args[i] = None
+        if jitted.static_argnames and kwargs:
+            kwargs = dict(kwargs)
+            for name in jitted.static_argnames:
+                if name in kwargs:
+                    statics.append((name, kwargs[name]))
+                    kwargs[name] = None
+        for where, value in statics:
+            _check_hashable(value, f"static argument {where!r}")
+        self.statics = statics
+        self.leaves, self.tree = optree.tree_flatten((tuple(args), kwargs))
+        sig, dynamic = [], []
+        self.holds_tensor = False
+        for x in self.leaves:
+            t = type(x)
+            if isinstance(x, Tensor):
+                self.holds_tensor = True
+                return
+            if t is np.ndarray:
+                sig.append((x.shape, x.dtype))
+                dynamic.append(True)
+            elif t in _SCALARS:
+                sig.append(t)
+                dynamic.append(True)
+            elif isinstance(x, np.generic) or hasattr(x, "__cuda_array_interface__"):
+                sig.append((x.shape, x.dtype, module_of(x).__name__))
+                dynamic.append(True)
+            else:
+                _check_hashable(x, f"argument leaf {x!r}")
+                sig.append(("static", x))
+                dynamic.append(False)
+        self.dynamic = dynamic
+        self.key = (self.tree, tuple(sig), tuple(statics))
+
+    def rebuild(self, leaves):
+        args, kwargs = optree.tree_unflatten(self.tree, leaves)
+        args = list(args)
+        for where, value in self.statics:
+            if isinstance(where, int):
+                args[where] = value
+            else:
+                kwargs[where] = value
+        return args, kwargs
+
+    def input_names(self):
+        names = []
+        for path, d in zip(optree.tree_paths(self.tree_template()), self.dynamic):
+            if d:
+                head, *rest = path
+                where = ("argument " + str(rest[0])) if head == 0 else f"argument {rest[0]!r}"
+                names.append(where + "".join(f"[{p!r}]" for p in rest[1:]))
+        return names
+
+    def tree_template(self):
+        return optree.tree_unflatten(self.tree, [0] * len(self.leaves))
+
+
+def _check_hashable(value, what):
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"ft.jit: {what} is a {type(value).__name__}, which is not hashable; "
+                        "static values key the compile cache: pass a tuple instead of a list, "
+                        "or make it a traced (array) argument") from None
+
+
+class _Compiled:
+    """One signature's program and generated function."""
+
+    def __init__(self, traced, optimized, fn, out_tree):
+        self.traced, self.optimized, self.fn, self.out_tree = traced, optimized, fn, out_tree
+        self.single = out_tree.num_leaves == 1 and out_tree.num_nodes == 1
+
+    def __call__(self, dynamic_values):
+        if self.single:
+            return self.fn(*dynamic_values)[0]
+        return optree.tree_unflatten(self.out_tree, self.fn(*dynamic_values))
+
+
+class Jitted:
+    """The function returned by ft.jit (see `jit`)."""
+
+    def __init__(self, f, static_argnums, static_argnames, max_retraces, cache_size):
+        functools.update_wrapper(self, f)
+        self.f = f
+        self.static_argnums = _normalize_argnums(static_argnums)
+        self.static_argnames = ((static_argnames,) if isinstance(static_argnames, str)
+                                else tuple(static_argnames))
+        self.max_retraces = max_retraces
+        self.cache_size = cache_size
+        self._cache = {}  # key -> _Compiled, oldest first; reads need no lock (one dict get)
+        self._lock = threading.Lock()
+        self.traces = 0
+        self._last_key = None
+
+    def __call__(self, *args, **kwargs):
+        if not kwargs and self._positional_arrays_only(args):
+            # Fast path: positional ndarrays, no statics; the key is their shapes and dtypes.
+            key = tuple([(a.shape, a.dtype) for a in args])
+            compiled = self._cache.get(key)
+            if compiled is None:
+                if current_level() > 0:
+                    return self.f(*args)
+                compiled = self._compile(_Split(self, args, kwargs), key)
+            return compiled(args)
+        if current_level() > 0:
+            return self.f(*args, **kwargs)  # inside a transform: run inline (module docstring)
+        split = _Split(self, args, kwargs)
+        if split.holds_tensor:
+            return self.f(*args, **kwargs)
+        compiled = self._cache.get(split.key) or self._compile(split, split.key)
+        return compiled([np.asarray(x) if type(x) in _SCALARS else x
+                         for x, d in zip(split.leaves, split.dynamic) if d])
+
+    def __get__(self, obj, objtype=None):
+        """As a method decorator: bind the instance (a static argument would need hashing)."""
+        return self if obj is None else functools.partial(self, obj)
+
+    def _positional_arrays_only(self, args):
+        if self.static_argnums:
+            return False
+        for a in args:
+            if type(a) is not np.ndarray:
+                return False
+        return current_level() == 0
+
+    def _compile(self, split, key):
+        leaves = [np.asarray(x) if d and type(x) in _SCALARS else x
+                  for x, d in zip(split.leaves, split.dynamic)]
+        traced = trace(self.f, leaves, split.dynamic, split.rebuild, split.input_names())
+        optimized = optimize(traced)
+        arrays = [x for x, d in zip(leaves, split.dynamic) if d]
+        xp = module_of(arrays[0]) if arrays else np
+        compiled = _Compiled(traced, optimized, generate(optimized, xp), traced.out_tree)
+        with self._lock:
+            self.traces += 1
+            if self.traces > self.max_retraces:
+                warnings.warn(f"ft.jit({getattr(self.f, '__name__', 'f')}) traced "
+                              f"{self.traces} times; {_what_changed(self._last_key, split.key)}"
+                              ". Mark changing Python values static, or keep shapes fixed",
+                              PerformanceWarning, stacklevel=3)
+            self._last_key = split.key
+            self._cache[key] = compiled
+            while len(self._cache) > self.cache_size:
+                self._cache.pop(next(iter(self._cache)))  # the oldest entry
+        return compiled
+
+    def lower(self, *args, **kwargs):
+        """The compiled entry for these arguments (tracing if needed): `.traced`,
+        `.optimized` (Programs) and `.fn.source` (the generated code)."""
+        split = _Split(self, args, kwargs)
+        return self._cache.get(split.key) or self._compile(split, split.key)
+
+
+def _what_changed(old, new):
+    if old is None:
+        return "the signature changed"
+    if old[0] != new[0]:
+        return f"the argument structure keeps changing ({old[0]} -> {new[0]})"
+    if old[2] != new[2]:
+        return f"static argument values keep changing ({old[2]} -> {new[2]})"
+    for i, (a, b) in enumerate(zip(old[1], new[1])):
+        if a != b:
+            return f"argument leaf {i} keeps changing ({a} -> {b})"
+    return "the signature changed"
+
+
+def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_size=64):
+    """Compile `f`: trace it once per input signature and replay the program as generated
+    straight-line NumPy (or CuPy) code (jax.jit's semantics).
+
+    static_argnums / static_argnames: arguments whose values (hashable) key the cache instead
+    of being traced; Python control flow may depend on them. Arrays captured from closures are
+    constants of the program, read at trace time. After `max_retraces` traces a
+    PerformanceWarning says which part of the signature keeps changing; the cache keeps the
+    `cache_size` most recently used programs. Inside another transform the body runs inline.
+    Usable as a decorator, with or without arguments.
+    """
+    if f is None:
+        return lambda g: jit(g, static_argnums=static_argnums, static_argnames=static_argnames,
+                             max_retraces=max_retraces, cache_size=cache_size)
+    return Jitted(f, static_argnums, static_argnames, max_retraces, cache_size)
+
+
+class Graph:
+    """What make_graph returns: the traced program and the program after the passes."""
+
+    def __init__(self, traced, optimized, source):
+        self.traced, self.optimized, self.source = traced, optimized, source
+
+    def __str__(self):
+        return (f"traced ({len(self.traced)} equations):\n{self.traced}\n\n"
+                f"after passes ({len(self.optimized)} equations):\n{self.optimized}")
+
+    __repr__ = __str__
+
+
+def make_graph(f, *, static_argnums=(), static_argnames=()):
+    """f -> function of f's arguments returning the Graph ft.jit would compile for them (as
+    jax.make_jaxpr): `print(ft.make_graph(f)(x))` shows one primitive per line."""
+    jitted = Jitted(f, static_argnums, static_argnames, max_retraces=1 << 30, cache_size=1)
+
+    def graph(*args, **kwargs):
+        compiled = jitted.lower(*args, **kwargs)
+        return Graph(compiled.traced, compiled.optimized, compiled.fn.source)
+    return graph

@@ -1,0 +1,128 @@
+"""The program that ft.jit compiles: a list of primitive applications over named slots.
+
+Note [the jit program]
+----------------------
+A Program is autodidax's jaxpr in miniature. `inputs` are Vars (one per array leaf of the
+arguments); each Eqn applies one Op with its static params to atoms (Vars or Consts) and binds
+new Vars; `outputs` are atoms. Every Var is bound exactly once, and equations are in execution
+order, so a pass is a loop over the list. A Var records the shape and dtype seen when it was
+traced (passes use them to decide rewrites, the printer shows them). A Const holds an array or
+Python value captured at trace time: closure arrays, creation results, folded subprograms.
+"""
+import numpy as np
+
+
+class Var:
+    """A slot bound once: an input or an equation's output."""
+
+    __slots__ = ("id", "shape", "dtype")
+
+    def __init__(self, id, shape, dtype):
+        self.id = id
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype) if dtype is not None else None
+
+    def __repr__(self):
+        return f"v{self.id}"
+
+
+class Const:
+    """A value fixed at trace time."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def shape(self):
+        return tuple(getattr(self.value, "shape", ()))
+
+    @property
+    def dtype(self):
+        dt = getattr(self.value, "dtype", None)
+        return np.dtype(dt) if dt is not None else np.asarray(self.value).dtype
+
+
+class Eqn:
+    """outs = op(*ins, **params)."""
+
+    __slots__ = ("op", "params", "ins", "outs")
+
+    def __init__(self, op, params, ins, outs):
+        self.op = op
+        self.params = params
+        self.ins = tuple(ins)
+        self.outs = tuple(outs)
+
+
+class Program:
+    """inputs -> eqns -> outputs; `out_tree` rebuilds the function's output pytree."""
+
+    def __init__(self, inputs, eqns, outputs, out_tree=None, input_names=None):
+        self.inputs = list(inputs)
+        self.eqns = list(eqns)
+        self.outputs = list(outputs)
+        self.out_tree = out_tree
+        self.input_names = input_names
+
+    def replace(self, eqns=None, outputs=None):
+        """A copy with new equations and/or outputs (passes never mutate their input)."""
+        return Program(self.inputs, self.eqns if eqns is None else eqns,
+                       self.outputs if outputs is None else outputs, self.out_tree,
+                       self.input_names)
+
+    def evaluate(self, *args):
+        """Run the program equation by equation (the reference the generated code must match)."""
+        env = {v.id: a for v, a in zip(self.inputs, args)}
+
+        def read(atom):
+            return atom.value if isinstance(atom, Const) else env[atom.id]
+        for eqn in self.eqns:
+            out = eqn.op.impl(*map(read, eqn.ins), **eqn.params)
+            outs = out if eqn.op.multiple_results else (out,)
+            for v, o in zip(eqn.outs, outs):
+                env[v.id] = o
+        return [read(a) for a in self.outputs]
+
+    def __len__(self):
+        return len(self.eqns)
+
+    def __str__(self):
+        consts = {}
+
+        def name(atom):
+            if isinstance(atom, Var):
+                return f"v{atom.id}"
+            value = atom.value
+            if not hasattr(value, "shape"):
+                return repr(value)
+            key = id(value)
+            if key not in consts:
+                consts[key] = (f"c{len(consts)}", atom)
+            return consts[key][0]
+        body = []
+        for eqn in self.eqns:
+            outs = " ".join(f"{v}:{_typ(v)}" for v in eqn.outs)
+            params = " ".join(f"{k}={_short(p)}" for k, p in eqn.params.items())
+            ins = " ".join(name(a) for a in eqn.ins)
+            body.append(f"    {outs} = {eqn.op.name} {ins}" + (f"  [{params}]" if params else ""))
+        outs = ", ".join(name(a) for a in self.outputs)
+        ins = " ".join(f"{v}:{_typ(v)}" for v in self.inputs)
+        head = " ".join(f"{n}:{_typ(a)}" for n, a in consts.values())
+        return "\n".join([f"{{ lambda {head}{' ; ' if head else ''}{ins} ."] + body
+                         + [f"  in ({outs}) }}"])
+
+    __repr__ = __str__
+
+
+def _typ(atom):
+    dt = atom.dtype
+    short = {"float64": "f64", "float32": "f32", "int64": "i64", "int32": "i32", "bool": "bool",
+             "complex128": "c128", "complex64": "c64"}.get(str(dt), str(dt))
+    return f"{short}[{','.join(map(str, atom.shape))}]"
+
+
+def _short(p):
+    text = repr(p)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,72 @@
+"""ft.jit over the whole sample database: every op, and the compositions the suite checks,
+give the eager result when jitted (first call: trace + compile; second call: the cache)."""
+import numpy as np
+import optree
+import pytest
+
+import functorch_lite as ft
+from functorch_lite.testing.checks import assert_matches_reference
+from functorch_lite.testing.samples import OP_DB
+from test_compositions import f64_samples, flat_scalar_function
+
+RTOL, ATOL = 1e-9, 1e-11
+
+
+def _cases(predicate):
+    cases = []
+    for info in OP_DB:
+        if predicate(info):
+            for sample in info.samples(np.random.default_rng(0)):
+                cases.append(pytest.param(info, sample, id=f"{info.name}-{sample.name}"))
+    return cases
+
+
+def _assert_same(actual, expected, what):
+    a, e = optree.tree_leaves(actual), optree.tree_leaves(expected)
+    assert len(a) == len(e), what
+    for k, (x, y) in enumerate(zip(a, e)):
+        assert not isinstance(x, ft.Tensor), f"{what}: a wrapper leaked out"
+        assert np.shape(x) == np.shape(y), f"{what}, leaf {k}: shape"
+        np.testing.assert_allclose(x, y, rtol=RTOL, atol=ATOL, err_msg=f"{what}, leaf {k}")
+
+
+@pytest.mark.parametrize("info, sample", _cases(lambda i: not i.creation))
+def test_jit_op(info, sample):
+    """jit(op) == the NumPy reference, on the tracing call and on the cached replay."""
+    if info.skip_reason("test_kernel", sample.name):
+        pytest.skip(info.skip_reason("test_kernel", sample.name))
+    leaves = sample.leaves()
+    jitted = ft.jit(lambda *xs: sample.call(info.fn, list(xs)))
+    try:
+        first = jitted(*leaves)
+    except ft.TracerConversionError:
+        # Value-dependent Python (nonzero, unique shapes) is refused while tracing, as in JAX.
+        with pytest.raises(ft.TracerConversionError, match="static_argnums"):
+            jitted(*leaves)
+        return
+    assert_matches_reference(info, sample, first)
+    assert_matches_reference(info, sample, jitted(*[x.copy() for x in leaves]))
+    assert jitted.traces == 1
+
+
+DIFF_OPS = [info for info in OP_DB if info.differentiable and not info.creation]
+
+
+@pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
+def test_jit_compositions(info):
+    """jit of grad, vmap(grad), jvp, jacfwd, jacrev and hessian == the eager transforms."""
+    rng = np.random.default_rng(1)
+    for sample in f64_samples(info, rng)[:2]:
+        g, x = flat_scalar_function(info, sample, rng)
+        t = rng.standard_normal(x.shape)
+        xs = x + 0.01 * rng.standard_normal((3,) + x.shape)
+        cases = {
+            "grad": (ft.grad(g), (x,)),
+            "vmap(grad)": (ft.vmap(ft.grad(g)), (xs,)),
+            "jvp": (lambda x, t: ft.jvp(g, (x,), (t,)), (x, t)),
+            "jacrev(grad)": (ft.jacrev(ft.grad(g)), (x,)),
+            "hessian": (ft.hessian(g), (x,)),
+            "grad(grad(sum))": (ft.grad(lambda x: ft.grad(g)(x).sum()), (x,)),
+        }
+        for name, (fn, args) in cases.items():
+            _assert_same(ft.jit(fn)(*args), fn(*args), f"{info.name}/{sample.name}: jit({name})")
