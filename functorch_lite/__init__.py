@@ -18,6 +18,8 @@ from .transforms.reverse import grad, grad_and_value, value_and_grad, vjp, GradT
 from .transforms.forward import jvp, linearize, DualTensor, float0
 from .transforms.jacobians import jacrev, jacfwd, hessian
 from .transforms.custom import custom_vjp, custom_jvp
+from .transforms.checkpoint import checkpoint, remat, checkpoint_policies
+from .rule_checks import RuleError
 from .jit import jit, make_graph, TracerConversionError
 
 _install_array_methods()
@@ -26,6 +28,7 @@ __all__ = [
     # transforms
     "vmap", "grad", "grad_and_value", "value_and_grad", "vjp", "jvp", "linearize", "jacrev",
     "jacfwd", "hessian", "custom_vjp", "custom_jvp", "stop_gradient", "jit", "make_graph",
+    "checkpoint", "remat", "checkpoint_policies",
     # extension API
     "defop", "Op", "OPS", "register_batch_rule", "Tensor", "TransformTensor", "Interpreter",
     "BatchedTensor", "GradTensor", "DualTensor", "float0",
@@ -33,7 +36,7 @@ __all__ = [
     "PerformanceWarning", "MissingBatchRuleError", "set_fallback_error", "fallback_as_error",
     "fallback_ops",
     # errors
-    "EscapedWrapperError", "DeviceMismatchError", "TracerConversionError",
+    "EscapedWrapperError", "DeviceMismatchError", "TracerConversionError", "RuleError",
     # namespaces
     "numpy", "nn",
 ]

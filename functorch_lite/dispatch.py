@@ -17,6 +17,7 @@ import sys
 import numpy
 
 from .backend import array_module
+from .rule_checks import checked
 from .tensor import Tensor, TransformTensor, top_interpreter
 
 _MODULES = sys.modules
@@ -54,10 +55,11 @@ class Op:
         return self.kernel(array_module(args, self.name), *args, **params)
 
     def def_rule(self, kind, rule=None):
-        """Attach the rule of transform `kind`; usable as a decorator."""
+        """Attach the rule of transform `kind`; usable as a decorator. A rule defined outside the
+        library is stored with a check of its results (rule_checks.py)."""
         if rule is None:
             return lambda r: self.def_rule(kind, r)
-        self.rules[kind] = rule
+        self.rules[kind] = checked(self, kind, rule)
         return rule
 
     def def_batch_rule(self, rule):

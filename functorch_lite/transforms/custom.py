@@ -1,4 +1,4 @@
-"""custom_vjp: a function with a user-written reverse-mode rule (JAX's API).
+"""custom_vjp and custom_jvp: functions with user-written derivative rules (JAX's API).
 
     @ft.custom_vjp
     def f(x, y): ...
@@ -6,13 +6,24 @@
     def f_bwd(residuals, ct): return (ct_x, ct_y)
     f.defvjp(f_fwd, f_bwd)
 
-Each call of a custom_vjp function becomes one call of an Op made for that function (not in
-the global registry): the operands are the array leaves of the differentiable arguments, the
-static params carry everything else. Reverse mode calls the op's "vjp_fwd" rule (the user's
-fwd, keeping its residuals on the tape) and then the "vjp" rule (the user's bwd); see Note
-[the reverse-mode tape] in reverse.py. Under vmap the batching rule runs f under an inner vmap,
-and fwd/bwd of an enclosing grad simply run on batched values, so vmap(grad(f)) uses bwd.
-Under grad(vmap(f)) the batched call differentiates f's own body (bwd is bypassed there).
+Note [custom_vjp under the transforms]
+Each call of a custom_vjp function becomes one call of a one-off Op (not in the global
+registry) made from three flat functions of the array leaves of the differentiable arguments:
+`fun` (f itself, the kernel), `fwd` (the "vjp_fwd" rule: the user's fwd, whose residuals reverse
+mode keeps on the tape in place of the output, see Note [the reverse-mode tape] in reverse.py)
+and `bwd` (the "vjp" rule: the user's bwd, its cotangents checked against the operands). The
+batching rule makes a new op of the same kind from the three functions batched: fun and fwd run
+under an inner vmap (the residuals keep whatever batch dims they have), bwd is vmapped over the
+residuals and output cotangents, and the cotangent of an unbatched operand is summed over the
+batch. So the user's bwd runs in every composition of vmap with reverse mode, at any nesting
+(grad(vmap(f)) as well as vmap(grad(f))). Forward mode has no rule to use: as JAX, jvp through a
+custom_vjp function is an error (jvp of its reverse mode, jvp(grad(f)), is fine when fwd computes
+its output with library ops: fwd and bwd are then differentiated as ordinary code).
+
+Each user function's result is checked where it returns (rule_checks.py): fwd returns a pair,
+bwd one cotangent per differentiable argument with its structure, shapes and dtypes, and none of
+them returns a value of a transform level its inputs do not carry (a closure over a value being
+transformed, which the rules cannot see).
 """
 import functools
 
@@ -20,41 +31,20 @@ import optree
 
 from .. import numpy as fnp
 from ..dispatch import Op
-from ..tensor import Tensor
+from ..rule_checks import RuleError, check_like, inexact, shape_of
+from ..tensor import Tensor, TransformTensor
 from ..backend import is_array
-
-
-class _Call:
-    """Static facts of one call: argument structure, static leaves, and (once run) the output
-    structure and output leaf shapes."""
-
-    __slots__ = ("spec", "is_operand", "static_leaves", "nondiff", "out_spec", "out_like")
-
-    def __init__(self, spec, is_operand, static_leaves, nondiff):
-        self.spec, self.is_operand = spec, is_operand
-        self.static_leaves, self.nondiff = static_leaves, nondiff
-        self.out_spec = self.out_like = None
-
-    def rebuild(self, operands):
-        """The differentiable arguments with `operands` in the array positions."""
-        it, st = iter(operands), iter(self.static_leaves)
-        leaves = [next(it) if op else next(st) for op in self.is_operand]
-        return optree.tree_unflatten(self.spec, leaves)
-
-    def record_output(self, out):
-        leaves, self.out_spec = optree.tree_flatten(out)
-        self.out_like = [(tuple(getattr(o, "shape", ())), getattr(o, "dtype", None))
-                         for o in leaves]
-        return tuple(leaves)
 
 
 class custom_vjp:
     """Decorator: give `fun` a custom reverse-mode rule with `defvjp(fwd, bwd)`.
 
     fwd(*args) returns (output, residuals); bwd(residuals, ct) returns one cotangent per
-    differentiable argument (None for zero). With nondiff_argnums (through
-    functools.partial(custom_vjp, nondiff_argnums=(...))) those arguments are static and bwd
-    is called as bwd(*nondiff_args, residuals, ct).
+    differentiable argument (None for zero), each with its argument's structure, shapes and
+    dtypes (checked: a mismatch is a RuleError naming the argument and both shapes). With
+    nondiff_argnums (through functools.partial(custom_vjp, nondiff_argnums=(...))) those
+    arguments are static and bwd is called as bwd(*nondiff_args, residuals, ct).
+    See Note [custom_vjp under the transforms].
     """
 
     def __init__(self, fun, nondiff_argnums=()):
@@ -62,92 +52,219 @@ class custom_vjp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
-        self.op = Op(f"custom_vjp[{getattr(fun, '__name__', 'f')}]", self._kernel,
-                     multiple_results=True)
-        self.op.def_rule("vjp_fwd", self._vjp_fwd)
-        self.op.def_vjp(self._vjp)
-        self.op.def_batch_rule(self._batch_rule)
-        self.op.def_jvp(self._no_jvp)
+        self.name = getattr(fun, "__name__", "f")
 
     def defvjp(self, fwd, bwd):
         self.fwd, self.bwd = fwd, bwd
         return self
 
-    # -- calling --
-    def _split(self, args):
-        nondiff = tuple(args[i] for i in self.nondiff_argnums)
-        diff = tuple(a for i, a in enumerate(args) if i not in self.nondiff_argnums)
-        return nondiff, diff
-
-    def _full_args(self, nondiff, diff):
-        args, it_n, it_d = [], iter(nondiff), iter(diff)
-        for i in range(len(nondiff) + len(diff)):
-            args.append(next(it_n) if i in self.nondiff_argnums else next(it_d))
-        return args
-
     def __call__(self, *args, **kwargs):
         if kwargs:
-            raise TypeError(f"{self.op.name}: pass arguments positionally (custom_vjp functions "
-                            "take no keyword arguments)")
+            raise TypeError(f"custom_vjp function {self.name!r}: pass arguments positionally "
+                            "(custom_vjp functions take no keyword arguments)")
         if self.fwd is None:
-            raise TypeError(f"{self.op.name}: call defvjp(fwd, bwd) before using it")
-        nondiff, diff = self._split(args)
+            raise TypeError(f"custom_vjp function {self.name!r}: call defvjp(fwd, bwd) before "
+                            "using it")
+        nondiff = tuple(args[i] for i in self.nondiff_argnums)
+        diff = tuple(a for i, a in enumerate(args) if i not in self.nondiff_argnums)
         leaves, spec = optree.tree_flatten(diff)
-        is_operand = [isinstance(x, Tensor) or is_array(x) for x in leaves]
         if not any(isinstance(x, Tensor) for x in leaves):
             return self.fun(*args)
-        call = _Call(spec, is_operand, [x for x, o in zip(leaves, is_operand) if not o], nondiff)
-        operands = [x for x, o in zip(leaves, is_operand) if o]
-        out = self.op(*operands, call=call)
-        return optree.tree_unflatten(call.out_spec, list(out))
+        is_operand = [isinstance(x, Tensor) or is_array(x) for x in leaves]
+        statics = [x for x, o in zip(leaves, is_operand) if not o]
+        out_spec = []   # filled by whichever of fun / fwd runs first
 
-    # -- rules --
-    def _kernel(self, xp, *operands, call):
-        return call.record_output(self.fun(*self._full_args(call.nondiff, call.rebuild(operands))))
+        def rebuild(operands):
+            it, st = iter(operands), iter(statics)
+            diff = optree.tree_unflatten(spec, [next(it) if o else next(st) for o in is_operand])
+            return _with_nondiff(self.nondiff_argnums, nondiff, diff)
 
-    def _vjp_fwd(self, *operands, call):
-        out, residuals = self.fwd(*self._full_args(call.nondiff, call.rebuild(operands)))
-        return call.record_output(out), residuals
+        what = f"custom_vjp function {self.name!r}"
 
-    def _vjp(self, ct, operands, residuals, *, call):
-        cts = [fnp.zeros(shape, dtype=dtype) if c is None else c
-               for c, (shape, dtype) in zip(ct, call.out_like)]
-        in_cts = self.bwd(*call.nondiff, residuals, optree.tree_unflatten(call.out_spec, cts))
-        in_cts = tuple(in_cts) if isinstance(in_cts, (tuple, list)) else (in_cts,)
-        n_diff = call.spec.num_children
+        def flat_fun(*operands):
+            out = self.fun(*rebuild(operands))
+            _check_no_closure(f"the {what}", operands, out)
+            out_leaves, out_spec[:] = _flatten_out(out)
+            return out_leaves
+
+        def flat_fwd(*operands):
+            result = self.fwd(*rebuild(operands))
+            if not (isinstance(result, (tuple, list)) and len(result) == 2):
+                raise RuleError(f"the fwd of {what} must return a pair (output, residuals); it "
+                                f"returned {_describe(result)}")
+            _check_no_closure(f"the fwd of {what}", operands, result)
+            out_leaves, out_spec[:] = _flatten_out(result[0])
+            return out_leaves, result[1]
+
+        def flat_bwd(operands, residuals, cts):
+            ct_tree = optree.tree_unflatten(out_spec[0], list(cts))
+            in_cts = self.bwd(*nondiff, residuals, ct_tree)
+            _check_no_closure(f"the bwd of {what}", (operands, residuals, cts), in_cts)
+            return self._flat_cotangents(in_cts, spec, is_operand, operands)
+
+        op = _custom_vjp_op(f"custom_vjp[{self.name}]", self.name, flat_fun, flat_fwd, flat_bwd)
+        out = op(*[x for x, o in zip(leaves, is_operand) if o])
+        return optree.tree_unflatten(out_spec[0], list(out))
+
+    def _flat_cotangents(self, in_cts, spec, is_operand, operands):
+        """bwd's result checked against the differentiable arguments: one cotangent (or None)
+        per argument, each with its argument's structure, shapes and dtypes."""
+        rule = f"the bwd of custom_vjp function {self.name!r}"
+        n_diff = spec.num_children
+        if not isinstance(in_cts, (tuple, list)):
+            if n_diff != 1:
+                raise RuleError(f"{rule} must return a tuple with one cotangent per "
+                                f"differentiable argument ({n_diff}); it returned "
+                                f"{_describe(in_cts)}")
+            in_cts = (in_cts,)
         if len(in_cts) != n_diff:
-            raise ValueError(f"{self.op.name}: bwd returned {len(in_cts)} cotangent(s) for "
-                             f"{n_diff} differentiable argument(s)")
-        flat = []
-        for arg_ct, arg_spec in zip(in_cts, call.spec.children()):
+            raise RuleError(f"{rule} returned {len(in_cts)} cotangent(s) for {n_diff} "
+                            f"differentiable argument(s)")
+        positions = [i for i in range(n_diff + len(self.nondiff_argnums))
+                     if i not in self.nondiff_argnums]
+        flat, names = [], []
+        for pos, arg_ct, arg_spec in zip(positions, in_cts, spec.children()):
+            paths = arg_spec.paths()
+            names.extend(f"argument {pos}" + "".join(f"[{p!r}]" for p in path)
+                         for path in paths)
             if arg_ct is None:
                 flat.extend([None] * arg_spec.num_leaves)
-            else:
+                continue
+            try:
                 flat.extend(arg_spec.flatten_up_to(arg_ct))
-        return tuple(c for c, o in zip(flat, call.is_operand) if o)
+            except (ValueError, TypeError):
+                raise RuleError(f"{rule} returned a cotangent of structure "
+                                f"{optree.tree_structure(arg_ct)} for argument {pos}, whose "
+                                f"structure is {arg_spec}") from None
+        out, it = [], iter(operands)
+        for ct, name, o in zip(flat, names, is_operand):
+            if not o:
+                continue
+            primal = next(it)
+            if ct is None or not inexact(primal):
+                out.append(None)
+                continue
+            check_like(ct, primal, rule, name)
+            out.append(ct if hasattr(ct, "shape") else fnp.full_like(primal, ct))
+        return tuple(out)
 
-    def _no_jvp(self, primals, tangents, *, call):
-        # As JAX: a custom_vjp function only has a reverse-mode rule, so forward mode (jvp,
-        # jacfwd, linearize, hessian = jacfwd(jacrev)) cannot see through it. Say so in the
-        # user's terms instead of the generic "op has no jvp rule" (which points at op internals).
-        name = getattr(self.fun, "__name__", "f")
+
+def _check_no_closure(who, inputs, outputs):
+    """Refuse (as JAX) a custom function or rule that returns a value of a transform level
+    higher than any of its inputs: it closed over a value being transformed, which its rules
+    cannot see (the derivative or batch would be lost, or a wrapper would escape)."""
+    top = max((x.level for x in optree.tree_leaves(inputs) if isinstance(x, TransformTensor)),
+              default=0)
+    for o in optree.tree_leaves(outputs):
+        if isinstance(o, TransformTensor) and o.level > top:
+            raise TypeError(
+                f"{who} returned a value of the {o._interpreter.name} transform at level "
+                f"{o.level} that does not come from its arguments: the function closes over a "
+                "value that is being transformed. Pass that value as an argument (custom rules "
+                "only see their arguments)")
+
+
+def _describe(x):
+    if isinstance(x, (tuple, list)):
+        return f"a {type(x).__name__} of length {len(x)}"
+    return f"a {type(x).__name__}"
+
+
+def _flatten_out(out):
+    leaves, spec = optree.tree_flatten(out)
+    return tuple(leaves), [spec]
+
+
+def _custom_vjp_op(name, fun_name, flat_fun, flat_fwd, flat_bwd):
+    """A one-off primitive for one call. See Note [custom_vjp under the transforms]."""
+    op = Op(name, lambda xp, *xs: flat_fun(*xs), multiple_results=True)
+    out_like = []   # (shape, dtype) of each output, for symbolic-zero cotangents
+
+    @op.def_rule("vjp_fwd")
+    def _vjp_fwd(*operands):
+        out, residuals = flat_fwd(*operands)
+        out_like[:] = [(shape_of(o), getattr(o, "dtype", None)) for o in out]
+        return out, residuals
+
+    @op.def_vjp
+    def _vjp(ct, operands, residuals):
+        like = operands[0] if operands else None
+        cts = tuple(fnp.zeros(s, dtype=d, like=like) if c is None else c
+                    for c, (s, d) in zip(ct, out_like))
+        return flat_bwd(operands, residuals, cts)
+
+    @op.def_jvp
+    def _no_jvp(primals, tangents):
+        # As JAX: a custom_vjp function only has a reverse-mode rule, so forward mode cannot
+        # see through it. Say so in the user's terms.
         raise TypeError(
-            f"forward-mode differentiation (jvp, jacfwd, linearize, hessian) cannot go through "
-            f"the custom_vjp function {name!r}: it only has a reverse-mode rule. Use reverse "
-            f"mode (grad, vjp, jacrev, jacrev(jacrev(f)) for a Hessian), or define it with "
-            f"custom_jvp instead")
+            f"forward-mode differentiation (jvp, jacfwd, linearize) cannot go through the "
+            f"custom_vjp function {fun_name!r}: it only has a reverse-mode rule. Use reverse "
+            f"mode (grad, vjp, jacrev; forward over reverse such as jacfwd(jacrev(f)) works), "
+            f"or define it with custom_jvp instead")
 
-    def _batch_rule(self, args, bdims, *, call):
-        from .vmap import vmap
+    @op.def_batch_rule
+    def _batch(args, bdims):
+        from .vmap import batch_subcall, vmap
+        bdims = tuple(bdims)
+        size = next(shape_of(a)[d] for a, d in zip(args, bdims) if d is not None)
 
-        def run(*operands):
-            return self._kernel(None, *operands, call=call)
-        out = vmap(run, in_dims=tuple(bdims))(*args)
-        return tuple(out), (0,) * len(out)
+        def batched_fun(*xs):
+            return tuple(vmap(flat_fun, in_dims=bdims, out_dims=0, axis_size=size)(*xs))
+
+        def batched_fwd(*xs):
+            leaves, leaf_bdims, spec = batch_subcall(lambda *x: flat_fwd(*x), xs, bdims, size)
+            n_out = spec.children()[0].num_leaves
+            out = tuple(_batch_at_front(v, b, size)
+                        for v, b in zip(leaves[:n_out], leaf_bdims[:n_out]))
+            res_spec = spec.children()[1]
+            return out, (leaves[n_out:], leaf_bdims[n_out:], res_spec)
+
+        def batched_bwd(operands, residuals, cts):
+            res_leaves, res_bdims, res_spec = residuals
+            n_op, n_res = len(operands), len(res_leaves)
+            present = []
+
+            def per_example(*flat):
+                ops, res, c = flat[:n_op], flat[n_op:n_op + n_res], flat[n_op + n_res:]
+                in_cts = flat_bwd(ops, optree.tree_unflatten(res_spec, list(res)), c)
+                present[:] = [g is not None for g in in_cts]
+                return tuple(g for g in in_cts if g is not None)
+            values, value_bdims, _ = batch_subcall(
+                per_example, (*operands, *res_leaves, *cts),
+                bdims + tuple(res_bdims) + (0,) * len(cts), size)
+            it = iter(zip(values, value_bdims))
+            return tuple(_fit_batch(*next(it), d, size) if p else None
+                         for p, d in zip(present, bdims))
+
+        outs = _custom_vjp_op(name, fun_name, batched_fun, batched_fwd, batched_bwd)(*args)
+        return outs, (0,) * len(outs)
+
+    return op
+
+
+def _batch_at_front(value, bdim, size):
+    """A batch of `size` examples along axis 0, from `value` batched at `bdim` (None: the same
+    for every example)."""
+    if bdim is None:
+        shape = shape_of(value)
+        return fnp.broadcast_to(fnp.reshape(value, (1,) + shape), (size,) + shape)
+    return value if bdim == 0 else fnp.moveaxis(value, bdim, 0)
+
+
+def _fit_batch(ct, ct_bdim, operand_bdim, size):
+    """The cotangent of an operand batched at `operand_bdim` from per-example cotangents batched
+    at `ct_bdim`: an unbatched operand gets the sum over the batch."""
+    if operand_bdim is None:
+        return ct * size if ct_bdim is None else fnp.sum(ct, axis=ct_bdim)
+    if ct_bdim is None:
+        ct = _batch_at_front(ct, None, size)
+        ct_bdim = 0
+    return ct if ct_bdim == operand_bdim else fnp.moveaxis(ct, ct_bdim, operand_bdim)
 
 
 # ---------------------------------------------------------------------------------------------
-# custom_jvp (forward-mode helper's part)
+# custom_jvp
 # ---------------------------------------------------------------------------------------------
 
 class custom_jvp:
@@ -208,6 +325,7 @@ class custom_jvp:
         def flat_fun(*xs):
             out = self.fun(*_with_nondiff(self.nondiff_argnums, nondiff,
                                           optree.tree_unflatten(in_def, list(xs))))
+            _check_no_closure(f"the custom_jvp function {name!r}", xs, out)
             out_leaves, spec = optree.tree_flatten(out)
             out_def[:] = [spec]
             return tuple(out_leaves)
@@ -216,6 +334,8 @@ class custom_jvp:
             ps = optree.tree_unflatten(in_def, list(xs))
             ts = optree.tree_unflatten(in_def, list(ts))
             out, t_out = self.jvp_rule(*nondiff, tuple(ps), tuple(ts))
+            _check_no_closure(f"the jvp rule of custom_jvp function {name!r}", (xs, ts),
+                              (out, t_out))
             out_leaves, spec = optree.tree_flatten(out)
             try:
                 t_leaves = spec.flatten_up_to(t_out)
@@ -223,10 +343,24 @@ class custom_jvp:
                 raise TypeError(f"the jvp rule of {name!r} returned a tangent whose structure "
                                 f"does not match the primal output ({spec}): {e}") from None
             out_def[:] = [spec]
-            return tuple(out_leaves), tuple(t_leaves)
+            return tuple(out_leaves), _checked_tangents(name, out_leaves, t_leaves, spec)
 
         outs = _custom_jvp_op(name, flat_fun, flat_rule)(*leaves)
         return optree.tree_unflatten(out_def[0], list(outs))
+
+
+def _checked_tangents(name, out_leaves, t_leaves, spec):
+    """The rule's output tangents, each checked against its primal output's shape and dtype."""
+    rule = f"the jvp rule of custom_jvp function {name!r}"
+    checked = []
+    for path, o, t in zip(spec.paths(), out_leaves, t_leaves):
+        if t is not None and inexact(o):
+            what = "output" + "".join(f"[{p!r}]" for p in path)
+            check_like(t, o, rule, f"the tangent of {what}")
+            if not hasattr(t, "shape"):
+                t = fnp.full_like(o, t)
+        checked.append(t)
+    return tuple(checked)
 
 
 def _with_nondiff(nums, nondiff, diff):

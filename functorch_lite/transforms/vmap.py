@@ -393,3 +393,24 @@ def _out_dims_per_leaf(out, out_dims):
                       prefix.flatten_up_to(out)):
         dims.extend([d] * len(optree.tree_leaves(sub)))
     return dims
+
+
+def batch_subcall(func, args, bdims, size):
+    """Run `func(*args)` under one new vmap level with the batch of each arg at `bdims` (None:
+    unbatched) and return (out_leaves, out_bdims, out_spec), each leaf keeping the batch dim the
+    computation left it at (None: the same for every example). For the batching rules of
+    higher-order primitives (custom_vjp), which must not broadcast what is not
+    batched."""
+    with VmapInterpreter(size) as interp:
+        out = func(*[a if d is None else BatchedTensor(a, d, interp)
+                     for a, d in zip(args, bdims)])
+    leaves, spec = optree.tree_flatten(out)
+    values, out_bdims = [], []
+    for x in leaves:
+        if type(x) is BatchedTensor and x._interpreter is interp:
+            values.append(x.value)
+            out_bdims.append(x.bdim)
+        else:
+            values.append(x)
+            out_bdims.append(None)
+    return values, out_bdims, spec
