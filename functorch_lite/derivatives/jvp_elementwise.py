@@ -100,9 +100,9 @@ def where_jvp(primals, tangents):
         return out, None
     parts = []
     if tx is not None:
-        parts.append(ew.multiply(tx, partials.as_weight(cond, out)))
+        parts.append(ew.multiply(tx, partials.truth(cond)))
     if ty is not None:
-        parts.append(ew.multiply(ty, partials.as_weight(ew.logical_not(cond), out)))
+        parts.append(ew.multiply(ty, ew.logical_not(cond)))
     return out, fit(add_tangents(*parts), out)
 
 

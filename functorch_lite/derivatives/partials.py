@@ -14,12 +14,16 @@ def is_inexact(x):
     return dtype_of(x).kind in "fc"
 
 
+def truth(mask):
+    """A mask as booleans (any dtype read as truth values): multiplying by it keeps or zeroes a
+    tangent in one pass, in the tangent's dtype, and 0 * inf still gives NaN."""
+    return mask if dtype_of(mask).kind == "b" else ew.not_equal(mask, 0)
+
+
 def as_weight(mask, like):
     """A mask (bool, or any dtype read as truth values) as 0/1 in like's dtype (float64 for an
     integer like)."""
-    if dtype_of(mask).kind != "b":
-        mask = ew.not_equal(mask, 0)
-    return ew.astype(mask, dtype=dtype_of(like) if is_inexact(like) else np.float64)
+    return ew.astype(truth(mask), dtype=dtype_of(like) if is_inexact(like) else np.float64)
 
 
 def _inexact_of(x, y):

@@ -91,5 +91,5 @@ defvjp(ew.logaddexp2, lambda g, o, x, y: mul(g, ew.exp2(ew.subtract(x, o))),
 defvjp(ew.copysign, lambda g, o, x, y: mul(g, mul(ew.sign(x), ew.copysign(1.0, y))), None)
 
 # -- ternary: where weighs the cotangent by 1 for the branch it chose, 0 for the other --
-defvjp(ew.where, None, lambda g, o, c, x, y: mul(g, partials.as_weight(c, g)),
-       lambda g, o, c, x, y: mul(g, partials.as_weight(ew.logical_not(c), g)))
+defvjp(ew.where, None, lambda g, o, c, x, y: mul(g, partials.truth(c)),
+       lambda g, o, c, x, y: mul(g, ew.logical_not(c)))
