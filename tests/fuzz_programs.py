@@ -79,7 +79,7 @@ SPECIAL_UNARY = {
 """Ops with infinite partials or literal zero partials at special points (zero spread, 0):
 only at special points, where the oracle is the other mode, not finite differences."""
 INFINITE_PARTIAL = ("sqrt_abs", "pow_half_abs", "std")
-DROPS_ELEMENTS = ("a[", "take(", "trace(")
+DROPS_ELEMENTS = ("a[", "take(", "trace(", "pad(")
 
 
 def _op_unary(draw, shape, const):
@@ -425,9 +425,10 @@ class Case:
         shape = draw_shape(draw)
         self.program_desc, program = draw_program(draw, shape, rng, self.special)
         # an infinite partial (sqrt'(0), std at zero spread) and an op that drops elements
-        # (indexing, take, trace): reverse mode sends the dropped elements a structural zero
-        # cotangent and gets 0 * inf = NaN, forward mode never sends their tangent on, so one
-        # mode is finite where the other is NaN (as in JAX: Note [special values in derivatives])
+        # (indexing, take, trace) or adds constant ones (pad): reverse mode sends a dropped
+        # element a zero cotangent (0 * inf = NaN) and drops the cotangent of an added one,
+        # forward mode does the opposite, so one mode is finite where the other is NaN (as in
+        # JAX: Note [special values in derivatives])
         desc = self.program_desc
         self.nan_may_differ = any(k in desc for k in INFINITE_PARTIAL) and any(
             k in desc for k in DROPS_ELEMENTS)
