@@ -112,7 +112,8 @@ def _iadd(x):
 
 # ---------------------------------------------------------------- grad
 error("grad of a non-scalar output", "scalar")(lambda: ft.grad(lambda x: x * 2)(V))
-error("grad with respect to an integer array", "floating-point", "int64")(lambda: ft.grad(_sum)(np.arange(3)))
+error("grad with respect to an integer array", "floating-point", "int64")(
+    lambda: ft.grad(_sum)(np.arange(3)))
 error("grad with respect to a Python int", "int")(lambda: ft.grad(lambda x: x * 2)(3))
 error("grad with respect to a bool", "bool")(lambda: ft.grad(lambda x: x * 2.0)(True))
 error("grad argnums out of range", "argnums")(lambda: ft.grad(_sum, argnums=2)(V))
@@ -122,7 +123,8 @@ error("grad argnums a float", "argnums")(lambda: ft.grad(_sum, argnums=0.5)(V))
 error("grad argnums repeated", "argnums")(
     lambda: ft.grad(lambda a, b: fnp.sum(a * b), argnums=(0, 0))(V, V))
 error("grad argnums empty", "argnums")(lambda: ft.grad(_sum, argnums=())(V))
-error("grad of a tuple output without has_aux", "scalar")(lambda: ft.grad(lambda x: (_sum(x), x))(V))
+error("grad of a tuple output without has_aux", "scalar")(
+    lambda: ft.grad(lambda x: (_sum(x), x))(V))
 error("grad has_aux with a single output", "has_aux")(
     lambda: ft.grad(_sum, has_aux=True)(V))
 error("grad has_aux with three outputs", "has_aux")(
@@ -217,7 +219,8 @@ error("vmap in_dims as a NumPy integer", "ints or None", owner="vmapargs")(
     lambda: ft.vmap(_sum, in_dims=np.int64(0))(X))
 accepted("vmap in_dims as a list for two arguments", lambda: X.sum(1) * 2)(
     lambda: ft.vmap(lambda a, b: fnp.sum(a + b), in_dims=[0, 0])(X, X))
-error("vmap over a 0-d array", "in_dim", "no axes", owner="vmapargs")(lambda: ft.vmap(lambda s: s)(np.float64(1.0)))
+error("vmap over a 0-d array", "in_dim", "no axes", owner="vmapargs")(
+    lambda: ft.vmap(lambda s: s)(np.array(1.0)))
 error("nested vmap, inner batch sizes differ", "batch", "2", "3")(
     lambda: ft.vmap(lambda a: ft.vmap(fnp.add)(a, np.ones(3)))(X))
 accepted("vmap out_dims -1", lambda: (X * 2).T)(lambda: ft.vmap(lambda x: x * 2, out_dims=-1)(X))
@@ -236,7 +239,8 @@ error("hessian argnums out of range", "argnums")(lambda: ft.hessian(_sum, argnum
 error("hessian of an integer input", "int64")(lambda: ft.hessian(_sum)(np.arange(3)))
 error("linearize jvp_fn with a float tangent for an integer primal", "float0")(
     lambda: ft.linearize(lambda i, x: x * i, np.arange(3), V)[1](np.ones(3), np.ones(3)))
-error("reshape with two -1 under vmap", "reshape", "unknown dimension")(lambda: ft.vmap(lambda x: x.reshape(-1, -1))(X))
+error("reshape with two -1 under vmap", "reshape", "unknown dimension")(
+    lambda: ft.vmap(lambda x: x.reshape(-1, -1))(X))
 error("sum over a repeated axis under grad", "duplicate", "axis")(
     lambda: ft.grad(lambda x: fnp.sum(x, axis=(0, 0)))(M))
 error("two ellipses in an index under vmap", "ellipsis")(lambda: ft.vmap(lambda x: x[..., ...])(X))
