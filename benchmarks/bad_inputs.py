@@ -180,6 +180,11 @@ accepted("jacrev of a function returning None (as JAX)", lambda: None)(
     lambda: ft.jacrev(lambda x: None)(V))
 error("jacrev chunk_size negative", "chunk_size")(lambda: ft.jacrev(fnp.sin, chunk_size=-1)(V))
 error("jacfwd of a function returning a string", "return")(lambda: ft.jacfwd(lambda x: "s")(V))
+error("jacrev of a function returning a string", "return")(lambda: ft.jacrev(lambda x: "s")(V))
+error("jvp of a function returning a string", "return")(
+    lambda: ft.jvp(lambda x: "s", (V,), (V,)))
+error("linearize of a function returning an object", "return")(
+    lambda: ft.linearize(lambda x: (x, object()), V))
 
 
 def _hessian_sin(v):
