@@ -92,9 +92,10 @@ class Tensor:
     # -- item assignment is refused: transforms are functional --
     def __setitem__(self, idx, value):
         raise TypeError(
-            f"{type(self).__name__} does not support in-place item assignment (x[idx] = v); "
-            "use the functional form x = x.at[idx].set(v) (or fnp.at(x)[idx].set(v), which also "
-            "works on plain arrays)")
+            f"{type(self).__name__} does not support in-place item assignment (x[idx] = v, or a "
+            "NumPy function that writes into its argument, such as np.random.shuffle); use the "
+            "functional form x = x.at[idx].set(v) (or fnp.at(x)[idx].set(v), which also works "
+            "on plain arrays)")
 
     # No __iadd__ & co.: `x += y` rebinds x to x + y (as for JAX arrays), so the familiar NumPy
     # spelling works under transforms and never writes into a value another name still holds.

@@ -1,15 +1,16 @@
 """jvp rules of the elementwise ops: one line per op, derivatives as in a table of calculus.
 
-Subgradient conventions shared with reverse mode (see the common brief): abs'(0) = sign(0) = 0;
+Subgradient conventions shared with reverse mode (partials.py): abs'(0) = sign(0) = 0;
 maximum/minimum/fmax/fmin split the derivative 0.5/0.5 at ties; sqrt'(0) = inf (as JAX);
-where() passes the tangent only to the chosen branch; power's partial in the base is 0 where the
+where() weighs each branch's tangent by 0 or 1; power's partial in the base is 0 where the
 exponent is 0, and its partial in the exponent uses log(x) with x = 0 replaced by 1 (as JAX).
+Every partial multiplies the tangent (Note [special values in derivatives]).
 """
 import numpy as np
 
 from ..ops import elementwise as ew
-from .jvp_helpers import (def_binary, def_linear, def_unary, fit, instantiate, is_inexact,
-                          float_zero_mask)
+from . import partials
+from .jvp_helpers import add_tangents, def_binary, def_linear, def_unary, fit, is_inexact
 
 LN2, LN10 = float(np.log(2.0)), float(np.log(10.0))
 
@@ -54,59 +55,13 @@ def _minus_one(x, y, out):
     return -1.0
 
 
-def _pow_dx(x, y, out):
-    """y * x**(y-1), and 0 where y == 0 (so x = 0, y = 0 gives 0, not nan). A Python-number
-    exponent (x ** 2) takes a shortcut with the same values."""
-    if isinstance(y, (int, float)) and not isinstance(y, bool):
-        if y == 0 or y == 1:
-            return float(y)
-        if y == 2:
-            return ew.multiply(x, 2.0)
-        return ew.multiply(ew.power(x, y - 1), float(y))
-    d = ew.multiply(y, ew.power(x, ew.subtract(y, 1)))
-    return ew.where(ew.equal(y, 0), 0.0, d)
-
-
-def _pow_dy(x, y, out):
-    """log(x) * out, with log(0) taken as log(1) (as JAX): 0**y has zero partial in y."""
-    safe_x = ew.where(ew.equal(x, 0), 1.0, x)
-    return ew.multiply(ew.log(safe_x), out)
-
-
-def _tie_weights(x, y, x_wins):
-    """1 where x is chosen, 0.5 at ties, 0 where y is chosen: the derivative's share of x."""
-    return ew.add(float_zero_mask(x_wins, _inexact_of(x, y)),
-                  ew.multiply(float_zero_mask(ew.equal(x, y), _inexact_of(x, y)), 0.5))
-
-
-def _inexact_of(x, y):
-    return x if is_inexact(x) or not is_inexact(y) else y
-
-
-def _max_share(x, y, out):
-    return _tie_weights(x, y, ew.greater(x, y))
-
-
-def _min_share(x, y, out):
-    return _tie_weights(x, y, ew.less(x, y))
-
-
-def _only_y_nan(x, y):
-    return ew.logical_and(ew.isnan(y), ew.logical_not(ew.isnan(x)))
-
-
-def _fmax_share(x, y, out):
-    """As maximum, but NaN loses: a NaN y gives x the whole derivative."""
-    return _tie_weights(x, y, ew.logical_or(ew.greater(x, y), _only_y_nan(x, y)))
-
-
-def _fmin_share(x, y, out):
-    return _tie_weights(x, y, ew.logical_or(ew.less(x, y), _only_y_nan(x, y)))
+def _share(share):
+    return lambda x, y, out: share(x, y)
 
 
 def _swap(share):
     """The share of y, from the share of x with the operands swapped."""
-    return lambda x, y, out: share(y, x, out)
+    return lambda x, y, out: share(y, x)
 
 
 def_binary(ew.add, _one, _one)
@@ -114,12 +69,13 @@ def_binary(ew.subtract, _one, _minus_one)
 def_binary(ew.multiply, lambda x, y, out: y, lambda x, y, out: x)
 def_binary(ew.divide, lambda x, y, out: ew.divide(1.0, y),
            lambda x, y, out: ew.negative(ew.divide(out, y)))
-def_binary(ew.power, _pow_dx, _pow_dy)
+def_binary(ew.power, lambda x, y, out: partials.power_base(x, y),
+           lambda x, y, out: partials.power_exponent(x, out))
 def_binary(ew.remainder, _one, lambda x, y, out: ew.negative(ew.floor(ew.divide(x, y))))
-def_binary(ew.maximum, _max_share, _swap(_max_share))
-def_binary(ew.minimum, _min_share, _swap(_min_share))
-def_binary(ew.fmax, _fmax_share, _swap(_fmax_share))
-def_binary(ew.fmin, _fmin_share, _swap(_fmin_share))
+def_binary(ew.maximum, _share(partials.max_share), _swap(partials.max_share))
+def_binary(ew.minimum, _share(partials.min_share), _swap(partials.min_share))
+def_binary(ew.fmax, _share(partials.fmax_share), _swap(partials.fmax_share))
+def_binary(ew.fmin, _share(partials.fmin_share), _swap(partials.fmin_share))
 def_binary(ew.arctan2,  # arctan2(x1, x2) = angle of (x2, x1)
            lambda x, y, out: ew.divide(y, ew.add(ew.square(x), ew.square(y))),
            lambda x, y, out: ew.negative(ew.divide(x, ew.add(ew.square(x), ew.square(y)))))
@@ -134,17 +90,20 @@ def_binary(ew.copysign, lambda x, y, out: ew.multiply(ew.sign(x), ew.copysign(1.
 
 @ew.where.def_jvp
 def where_jvp(primals, tangents):
-    """The tangent of the chosen branch only (a NaN in the other branch's derivative still
-    poisons nothing here; for reverse mode use the double-where idiom, see docs/forward.md)."""
+    """cond * ta + (1 - cond) * tb: each branch's tangent times its 0/1 weight, so an inf or NaN
+    tangent of the branch not chosen gives NaN, as in reverse mode (Note [special values in
+    derivatives]; guard the unsafe branch with the double-where idiom)."""
     cond, x, y = primals
     _, tx, ty = tangents
     out = ew.where(cond, x, y)
-    if tx is None and ty is None:
+    if (tx is None and ty is None) or not is_inexact(out):
         return out, None
-    if not is_inexact(out):
-        return out, None
-    t = ew.where(cond, instantiate(tx, x), instantiate(ty, y))
-    return out, fit(t, out)
+    parts = []
+    if tx is not None:
+        parts.append(ew.multiply(tx, partials.truth(cond)))
+    if ty is not None:
+        parts.append(ew.multiply(ty, ew.logical_not(cond)))
+    return out, fit(add_tangents(*parts), out)
 
 
 @ew.astype.def_jvp

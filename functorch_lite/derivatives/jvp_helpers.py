@@ -51,15 +51,17 @@ def add_tangents(*ts):
 
 
 def scale(t, d):
-    """t * d, skipping the product when d is a Python number 1, -1 or 0 (add, subtract and
-    integer powers give such partials: no kernel runs for them)."""
+    """t * d, skipping the product when d is a Python number 1 or -1 (add and subtract give
+    such partials: no kernel runs for them). A partial of None is a structural zero (x ** 0
+    is constant): no tangent. A literal 0 is multiplied like any number, so an inf or NaN
+    tangent gives NaN, as reverse mode does (Note [special values in derivatives])."""
+    if d is None:
+        return None
     if isinstance(d, (int, float)) and not isinstance(d, bool):
         if d == 1:
             return t
         if d == -1:
             return fnp.negative(t)
-        if d == 0:
-            return None
     return fnp.multiply(t, d)
 
 
@@ -137,7 +139,3 @@ def def_multilinear(op):
     op.def_jvp(multilinear_jvp)
     return multilinear_jvp
 
-
-def float_zero_mask(mask, like):
-    """A boolean mask as 0/1 in like's dtype."""
-    return fnp.astype(mask, dtype_of(like) if is_inexact(like) else np.float64)

@@ -2,15 +2,17 @@
 
 Each entry is (g, out, *operands) -> cotangent of that operand; cotangents of broadcasting
 operands are summed back to the operand's shape by reverse mode (fit_cotangent).
-Subgradient conventions (shared with forward mode): abs'(0) = 0; maximum/minimum/fmax/fmin at a
-tie give half the cotangent to each side; sqrt'(0) = inf; where() passes the cotangent only to
-the branch it chose (so a NaN in the other branch's derivative still poisons it: see the
-double-where idiom in docs/autodiff.md).
+Subgradient conventions (shared with forward mode, partials.py): abs'(0) = 0;
+maximum/minimum/fmax/fmin at a tie give half the cotangent to each side; sqrt'(0) = inf; where()
+weighs the cotangent by 0 or 1 per branch (so a NaN in the other branch's derivative still
+poisons it: see the double-where idiom in docs/autodiff.md). Every partial multiplies the
+cotangent, never selects it (Note [special values in derivatives]).
 """
 import math
 
 from ..ops import elementwise as ew
-from .vjp_helpers import defvjp, select
+from . import partials
+from .vjp_helpers import defvjp
 
 neg, mul, div, sq, sqrt = ew.negative, ew.multiply, ew.divide, ew.square, ew.sqrt
 LN2, LN10 = math.log(2.0), math.log(10.0)
@@ -50,44 +52,35 @@ defvjp(ew.astype, lambda g, o, x, dtype: g)  # fitted back to x's dtype by rever
 
 # -- binary --
 def _power_base(g, o, x, y):
-    """d/dx x**y = y x**(y-1), taken as 0 where y == 0 (so 0**0 has derivative 0, as JAX)."""
+    """g * y x**(y-1) (partials.power_base)."""
     if isinstance(y, (int, float)):
         # (g * y) first: under jvp (forward over reverse) x carries the big tangent and g
         # usually none, so the constant factor is applied to g, not in a pass over x's tangent
         if y == 0:
             return None
         return mul(mul(g, y), x if y == 2 else ew.power(x, y - 1))
-    return select(ew.not_equal(y, 0), mul(g, mul(ew.power(x, ew.subtract(y, 1)), y)))
+    return mul(g, partials.power_base(x, y))
 
 
-def _power_exponent(g, o, x, y):
-    """d/dy x**y = x**y log x, taken as 0 where x == 0 (the limit for y > 0)."""
-    safe_x = ew.where(ew.equal(x, 0), 1.0, x)
-    return mul(g, mul(o, ew.log(safe_x)))
+def _weighted(share):
+    """The cotangent of operand x of maximum/minimum/fmax/fmin: g times x's share."""
+    return lambda g, o, x, y: mul(g, share(x, y))
 
 
-def _minmax(op, x_wins, y_wins):
-    """maximum/minimum (and fmax/fmin, where a NaN operand loses): the cotangent goes to the
-    chosen operand, split half and half at a tie."""
-    def chosen(g, wins, x, y):
-        return ew.where(wins(x, y), g, ew.where(ew.equal(x, y), mul(g, 0.5), 0.0))
-    defvjp(op, lambda g, o, x, y: chosen(g, x_wins, x, y),
-           lambda g, o, x, y: chosen(g, y_wins, x, y))
+def _swapped(share):
+    return lambda g, o, x, y: mul(g, share(y, x))
 
 
 defvjp(ew.add, lambda g, o, x, y: g, lambda g, o, x, y: g)
 defvjp(ew.subtract, lambda g, o, x, y: g, lambda g, o, x, y: neg(g))
 defvjp(ew.multiply, lambda g, o, x, y: mul(g, y), lambda g, o, x, y: mul(g, x))
 defvjp(ew.divide, lambda g, o, x, y: div(g, y), lambda g, o, x, y: neg(mul(g, div(o, y))))
-defvjp(ew.power, _power_base, _power_exponent)
+defvjp(ew.power, _power_base, lambda g, o, x, y: mul(g, partials.power_exponent(x, o)))
 defvjp(ew.remainder, lambda g, o, x, y: g,
        lambda g, o, x, y: neg(mul(g, ew.floor(div(x, y)))))
-_minmax(ew.maximum, ew.greater, ew.less)
-_minmax(ew.minimum, ew.less, ew.greater)
-_minmax(ew.fmax, lambda x, y: ew.logical_or(ew.greater(x, y), ew.isnan(y)),
-        lambda x, y: ew.logical_or(ew.less(x, y), ew.isnan(x)))
-_minmax(ew.fmin, lambda x, y: ew.logical_or(ew.less(x, y), ew.isnan(y)),
-        lambda x, y: ew.logical_or(ew.greater(x, y), ew.isnan(x)))
+for _op, _share in ((ew.maximum, partials.max_share), (ew.minimum, partials.min_share),
+                   (ew.fmax, partials.fmax_share), (ew.fmin, partials.fmin_share)):
+    defvjp(_op, _weighted(_share), _swapped(_share))
 defvjp(ew.arctan2, lambda g, o, y, x: mul(g, div(x, ew.add(sq(x), sq(y)))),
        lambda g, o, y, x: neg(mul(g, div(y, ew.add(sq(x), sq(y))))))
 defvjp(ew.hypot, lambda g, o, x, y: mul(g, div(x, o)), lambda g, o, x, y: mul(g, div(y, o)))
@@ -97,6 +90,6 @@ defvjp(ew.logaddexp2, lambda g, o, x, y: mul(g, ew.exp2(ew.subtract(x, o))),
        lambda g, o, x, y: mul(g, ew.exp2(ew.subtract(y, o))))
 defvjp(ew.copysign, lambda g, o, x, y: mul(g, mul(ew.sign(x), ew.copysign(1.0, y))), None)
 
-# -- ternary: where passes the cotangent to the branch it chose --
-defvjp(ew.where, None, lambda g, o, c, x, y: select(c, g),
-       lambda g, o, c, x, y: select(ew.logical_not(c), g))
+# -- ternary: where weighs the cotangent by 1 for the branch it chose, 0 for the other --
+defvjp(ew.where, None, lambda g, o, c, x, y: mul(g, partials.truth(c)),
+       lambda g, o, c, x, y: mul(g, ew.logical_not(c)))

@@ -79,7 +79,3 @@ def expand_reduced(g, shape, axis, keepdims):
         g = sh.reshape(g, shape=keepdims_shape(shape, axis))
     return sh.broadcast_to(g, shape=tuple(shape))
 
-
-def select(cond, g):
-    """g where cond holds, zero elsewhere (the dtype of g)."""
-    return ew.where(cond, g, 0.0)

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..ops import elementwise as ew, reductions as red, shape as sh
+from .partials import as_weight
 from .vjp_helpers import defvjp, expand_reduced, reduced_axes, shape_of
 
 
@@ -15,12 +16,12 @@ def _sum_vjp(g, out, x, axis=None, keepdims=False, dtype=None):
 
 
 def _extremum_vjp(g, out, x, axis=None, keepdims=False):
-    """The cotangent shared equally by the elements equal to the extremum."""
+    """The cotangent shared equally by the elements equal to the extremum (g times each
+    element's weight, 1/count or 0, as forward mode)."""
     shape = shape_of(x)
-    hit = ew.equal(x, expand_reduced(out, shape, axis, keepdims))
-    count = red.sum(hit, axis=axis, keepdims=True, dtype=x.dtype)
-    share = ew.divide(expand_reduced(g, shape, axis, keepdims), count)
-    return ew.where(hit, share, 0.0)
+    hit = as_weight(ew.equal(x, expand_reduced(out, shape, axis, keepdims)), x)
+    weights = ew.divide(hit, red.sum(hit, axis=axis, keepdims=True))
+    return ew.multiply(expand_reduced(g, shape, axis, keepdims), weights)
 
 
 def _move_reduced_last(x, axis):
@@ -83,7 +84,8 @@ def _cumprod_vjp(g, out, x, axis=None, dtype=None):
     rows = ew.where(eye, 1.0, fnp.expand_dims(xs, -2))   # (..., i, k): x with x_i -> 1
     partial = red.cumprod(rows, axis=-1)                   # (..., i, j)
     upper = np.triu(np.ones((n, n), dtype=bool))           # j >= i
-    ct = red.sum(ew.where(upper, ew.multiply(partial, fnp.expand_dims(gs, -2)), 0.0), axis=-1)
+    partial = ew.where(upper, partial, 0.0)
+    ct = red.sum(ew.multiply(partial, fnp.expand_dims(gs, -2)), axis=-1)
     ct = fnp.moveaxis(ct, -1, ax)
     return sh.reshape(ct, shape=shape_of(x)) if axis is None else ct
 

@@ -28,6 +28,10 @@ def flatten(a, order="C"):
 def transpose(a, axes=None):
     a = as_operand(a)
     if axes is not None:
+        axes = tuple(axes)
+        if len(axes) != ndim(a):
+            raise ValueError(f"transpose: axes {axes} don't match an array of shape {shape(a)}: "
+                             f"give a permutation of its {ndim(a)} axes")
         axes = tuple(normalize_axis(ax, ndim(a)) for ax in axes)
     return sh.transpose(a, axes=axes)
 

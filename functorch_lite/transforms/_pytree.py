@@ -79,6 +79,16 @@ def flatten_diff_args(args, argnums, transform):
     return leaves, spec
 
 
+def check_output_leaf(x, transform):
+    """x, if it can be an output of a transformed function (an array, a wrapper, a number);
+    a string or any other object is refused, naming it (JAX and torch.func refuse them too)."""
+    if isinstance(x, (Tensor, numbers.Number, np.generic)) or is_array(x):
+        return x
+    raise TypeError(f"{transform}: the function returned a {type(x).__name__} ({x!r:.40}) as "
+                    "an output; transformed functions return arrays, Python numbers and "
+                    "pytrees (tuples, lists, dicts) of them")
+
+
 def replace_args(args, argnums, new_selected):
     """args with args[argnums[k]] replaced by new_selected[k]."""
     args = list(args)

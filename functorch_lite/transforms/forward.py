@@ -41,7 +41,7 @@ from ..derivatives import (  # noqa: F401  (registers the jvp rules)
     jvp_elementwise, jvp_reductions, jvp_shape, jvp_indexing, jvp_linalg, jvp_conv,
     jvp_pool)
 from .. import numpy as fnp
-from ._pytree import split_aux
+from ._pytree import check_output_leaf, split_aux
 
 float0 = np.dtype([("float0", np.void, 0)])
 """The dtype of the tangent of an integer or bool value (as JAX's float0): it holds no data."""
@@ -208,9 +208,8 @@ def _unflatten_args(treedefs, leaves):
 
 
 def zero_tangent(x):
-    """The materialized zero tangent of a constant output."""
-    if not _is_value(x):
-        return None
+    """The materialized zero tangent of a constant output (which must be a value)."""
+    check_output_leaf(x, "jvp")
     if _dtype(x).kind not in "fc":
         return float0_zeros(x)
     return fnp.zeros_like(x)

@@ -10,7 +10,7 @@ import optree
 from .. import numpy as fnp
 from ..backend import module_of
 from ..tensor import Tensor
-from ._pytree import normalize_argnums, replace_args
+from ._pytree import flatten_diff_args, normalize_argnums, replace_args
 from .reverse import vjp
 
 
@@ -66,6 +66,7 @@ def jacrev(f, argnums=0, has_aux=False, chunk_size=None):
     """
     def jacrev_f(*args, **kwargs):
         nums, is_tuple = normalize_argnums(argnums, len(args), "jacrev")
+        flatten_diff_args(args, nums, "jacrev")  # errors name jacrev, not the vjp inside
 
         def f_selected(*selected):
             return f(*replace_args(args, nums, selected), **kwargs)
@@ -137,7 +138,6 @@ def jacfwd(f, argnums=0, has_aux=False):
     one batched jvp with as many examples as the inputs have elements: prefer it to jacrev when
     inputs are smaller than outputs.
     """
-    from ._pytree import flatten_diff_args
     from .forward import jvp
     from .vmap import vmap
 

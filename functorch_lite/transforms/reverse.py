@@ -40,7 +40,8 @@ from ..derivatives.vjp_helpers import unbroadcast
 from ..interpreter import Interpreter
 from ..ops import elementwise as ew
 from ..tensor import Tensor, TransformTensor
-from ._pytree import as_plain, flatten_diff_args, normalize_argnums, replace_args, split_aux
+from ._pytree import (as_plain, check_output_leaf, dtype_of, flatten_diff_args, normalize_argnums,
+                      replace_args, split_aux)
 
 
 class GradTensor(TransformTensor):
@@ -310,6 +311,9 @@ def vjp(f, *primals, has_aux=False):
     out_leaves, out_spec = optree.tree_flatten(out)
     out_slots = [o.slot if type(o) is GradTensor and o._interpreter is interp else None
                  for o in out_leaves]
+    for o, slot in zip(out_leaves, out_slots):
+        if slot is None:
+            check_output_leaf(o, "vjp")
     out_values = [as_plain(interp.unwrap(o)) for o in out_leaves]
     del out_leaves, out
     primal_out = optree.tree_unflatten(out_spec, out_values)
@@ -326,6 +330,10 @@ def vjp(f, *primals, has_aux=False):
             if got != want:
                 raise ValueError(f"vjp_fn: cotangent {i} has shape {got} but the output it "
                                  f"pairs with has shape {want}")
+            if dtype_of(ct).kind not in "fc" and dtype_of(value).kind in "fc":
+                raise TypeError(f"vjp_fn: cotangent {i} has dtype {dtype_of(ct)} but the output "
+                                f"it pairs with has dtype {dtype_of(value)}: give a "
+                                "floating-point cotangent")
             if slot is not None:
                 seeds.append((slot, fit_cotangent(ct, value)))
         cts = backward(tape, nslots, seeds) if seeds else [None] * nslots

@@ -20,6 +20,7 @@ from ..batching_rules.fallback import loop_batch_rule
 from ..dispatch import OPS, Op
 from ..interpreter import Interpreter
 from ..tensor import Tensor, TransformTensor
+from ._pytree import check_output_leaf
 
 _MISSING = object()
 
@@ -340,6 +341,7 @@ def _unwrap_leaf(x, out_dim, interp, size):
         return fnp.moveaxis(value, bdim, out_dim)
     if isinstance(x, TransformTensor) and not x._interpreter.alive:
         x._interpreter.check_alive(x)
+    check_output_leaf(x, "vmap")
     if out_dim is None:
         return x
     if not hasattr(x, "shape"):
