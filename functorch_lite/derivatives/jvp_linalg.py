@@ -11,6 +11,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..numpy._util import shape
 from ..ops import elementwise as ew, linalg as la
+from .real_only import real_only
 from .jvp_helpers import add_tangents, def_multilinear, fit
 
 def_multilinear(la.matmul)
@@ -78,6 +79,7 @@ def det_jvp(primals, tangents):
 
 
 @la.slogdet.def_jvp
+@real_only("linalg.slogdet")
 def slogdet_jvp(primals, tangents):
     """The sign is piecewise constant; d log|det a| = tr(a^-1 da)."""
     a, = primals
@@ -87,6 +89,7 @@ def slogdet_jvp(primals, tangents):
 
 
 @la.cholesky.def_jvp
+@real_only("linalg.cholesky")
 def cholesky_jvp(primals, tangents):
     """dL = L phi(L^-1 dA L^-T), phi taking the lower triangle with a halved diagonal."""
     a, = primals
@@ -100,6 +103,7 @@ def cholesky_jvp(primals, tangents):
 
 
 @la.eigh.def_jvp
+@real_only("linalg.eigh")
 def eigh_jvp(primals, tangents, UPLO="L"):
     """dw = diag(V^T dA V); dV = V (F o V^T dA V) with F_ij = 1 / (w_j - w_i) off the diagonal."""
     a, = primals
@@ -117,6 +121,7 @@ def eigh_jvp(primals, tangents, UPLO="L"):
 
 
 @la.svd.def_jvp
+@real_only("linalg.svd")
 def svd_jvp(primals, tangents, full_matrices=True):
     a, = primals
     ta, = tangents
@@ -154,6 +159,7 @@ def svd_jvp(primals, tangents, full_matrices=True):
 
 
 @la.qr.def_jvp
+@real_only("linalg.qr")
 def qr_jvp(primals, tangents, mode="reduced"):
     """Reduced QR of a tall (m >= n) matrix: with C = Q^H dA R^-1 and W the antisymmetric part
     built from C's strict lower triangle, dQ = Q (W - C) + dA R^-1 and dR = (C - W) R."""

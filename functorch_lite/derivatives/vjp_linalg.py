@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..ops import elementwise as ew, linalg as la, shape as sh
+from .real_only import real_only
 from .vjp_helpers import defvjp, shape_of
 
 
@@ -232,8 +233,8 @@ la.einsum.def_vjp(_einsum_vjp)
 defvjp(la.solve, _solve_a, _solve_b)
 defvjp(la.inv, _inv_vjp)
 defvjp(la.det, _det_vjp)
-la.slogdet.def_vjp(_slogdet_vjp)
-defvjp(la.cholesky, _cholesky_vjp)
-la.eigh.def_vjp(_eigh_vjp)
-la.svd.def_vjp(_svd_vjp)
-la.qr.def_vjp(_qr_vjp)
+la.slogdet.def_vjp(real_only("linalg.slogdet")(_slogdet_vjp))
+defvjp(la.cholesky, real_only("linalg.cholesky")(_cholesky_vjp))
+la.eigh.def_vjp(real_only("linalg.eigh")(_eigh_vjp))
+la.svd.def_vjp(real_only("linalg.svd")(_svd_vjp))
+la.qr.def_vjp(real_only("linalg.qr")(_qr_vjp))

@@ -11,7 +11,8 @@ from ..ops.elementwise import (  # noqa: F401  (primitives with NumPy's own sign
     fmax, fmin, arctan2, hypot, logaddexp, logaddexp2, copysign, equal, not_equal, less,
     less_equal, greater, greater_equal, logical_and, logical_or, logical_xor)
 from ._elementwise import (  # noqa: F401
-    float_power, clip, where, round, around, astype, true_divide, mod, absolute, conjugate)
+    float_power, clip, where, round, around, astype, true_divide, mod, absolute, conjugate,
+    angle)
 from ._reductions import (  # noqa: F401
     sum, prod, max, min, amax, amin, argmax, argmin, all, any, cumsum, cumprod, mean, var, std,
     sort, argsort)
