@@ -197,3 +197,14 @@ def test_refused_complex_derivatives_name_the_op(name):
         vjp_fn(out)
     with pytest.raises(TypeError, match=f"{primitive}: derivatives for complex"):
         ft.jvp(lambda a: info.fn(a, *args[1:]), (a,), (a,))
+
+
+def test_jacobians_refuse_what_is_not_one_real_matrix():
+    z = np.array([1.0 + 2j, -0.5j])
+    with pytest.raises(TypeError, match="jacrev: output leaf 0 is complex"):
+        ft.jacrev(lambda x: x * (1 + 1j))(np.array([1.0, 2.0]))
+    with pytest.raises(TypeError, match="jacfwd: input leaf 0 is complex"):
+        ft.jacfwd(fnp.abs)(z)
+    # what they do accept: jacrev of a real output of complex input, rows in grad's convention
+    rows = ft.jacrev(fnp.abs)(z)
+    np.testing.assert_allclose(rows, np.diag(np.conj(z) / np.abs(z)))

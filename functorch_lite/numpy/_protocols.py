@@ -28,6 +28,8 @@ def _function_table():
         theirs = getattr(np.linalg, name, None)
         if callable(theirs) and not isinstance(theirs, type):
             table[theirs] = getattr(fnp.linalg, name)
+    for name in fnp.fft.__all__:
+        table[getattr(np.fft, name)] = getattr(fnp.fft, name)
     return table
 
 

@@ -156,6 +156,19 @@ def float_outputs(f):
     return g
 
 
+def real_outputs(f):
+    """f with each complex output leaf replaced by its real and imaginary parts, as a tuple: a
+    real function of the same inputs, for checks that need real outputs (jacrev, hessian)."""
+    from ..ops.elementwise import imag, real
+
+    def g(*xs):
+        out = []
+        for o in optree.tree_leaves(f(*xs)):
+            out += [real(o), imag(o)] if np.dtype(o.dtype).kind == "c" else [o]
+        return tuple(out)
+    return g
+
+
 def float_leaf_function(fn, sample):
     """(f, float_leaves): f(*float_leaves) calls `fn` on the sample with its floating-point
     leaves replaced by f's arguments and the other leaves (integer indices, masks) fixed."""

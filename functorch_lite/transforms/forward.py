@@ -38,7 +38,7 @@ from ..backend import is_array
 from ..interpreter import Interpreter
 from ..tensor import Tensor, TransformTensor
 from ..derivatives import (  # noqa: F401  (registers the jvp rules)
-    jvp_elementwise, jvp_reductions, jvp_shape, jvp_indexing, jvp_linalg)
+    jvp_elementwise, jvp_reductions, jvp_shape, jvp_indexing, jvp_linalg, jvp_fft)
 from .. import numpy as fnp
 from ._pytree import split_aux
 
