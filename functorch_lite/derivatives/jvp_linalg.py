@@ -9,7 +9,7 @@ eigen/singular values.
 import numpy as np
 
 from .. import numpy as fnp
-from ..numpy._util import shape
+from ..numpy._util import dtype_of, shape
 from ..ops import elementwise as ew, linalg as la
 from .real_only import real_only
 from .jvp_helpers import add_tangents, def_multilinear, fit
@@ -33,13 +33,19 @@ def _diag_embed(v):
 
 
 def _hermitian_from(t, lower=True):
-    """The symmetric matrix a routine that reads only one triangle of t actually sees."""
+    """The Hermitian (for real t, symmetric) matrix that a routine reading only one triangle
+    of t actually sees: that triangle, mirrored and conjugated, and for complex t the real part
+    of the diagonal (LAPACK ignores its imaginary part)."""
     n = shape(t)[-1]
     strict = np.tri(n, k=-1, dtype=bool)
     if not lower:
         strict = strict.T
-    tri = ew.where(strict | np.eye(n, dtype=bool), t, 0.0)
-    return ew.add(tri, _mT(ew.where(strict, t, 0.0)))
+    eye = np.eye(n, dtype=bool)
+    part = ew.where(strict, t, 0.0)
+    mirror = _mT(part)
+    if dtype_of(t).kind == "c":
+        return ew.add(ew.add(part, ew.conj(mirror)), ew.where(eye, ew.real(t), 0.0))
+    return ew.add(ew.where(strict | eye, t, 0.0), mirror)
 
 
 @la.solve.def_jvp
@@ -79,13 +85,17 @@ def det_jvp(primals, tangents):
 
 
 @la.slogdet.def_jvp
-@real_only("linalg.slogdet")
 def slogdet_jvp(primals, tangents):
-    """The sign is piecewise constant; d log|det a| = tr(a^-1 da)."""
+    """With tau = tr(a^-1 da): d log|det a| = Re tau; the sign (a unit complex number for
+    complex a) turns by i Im tau, and is piecewise constant for real a."""
     a, = primals
     ta, = tangents
     sign, logdet = la.slogdet(a)
-    return (sign, logdet), (None, fit(_trace(la.solve(a, ta)), logdet))
+    tau = _trace(la.solve(a, ta))
+    if dtype_of(a).kind != "c":
+        return (sign, logdet), (None, fit(tau, logdet))
+    turn = ew.multiply(sign, ew.multiply(ew.imag(tau), 1j))
+    return (sign, logdet), (fit(turn, sign), fit(ew.real(tau), logdet))
 
 
 @la.cholesky.def_jvp
@@ -103,7 +113,6 @@ def cholesky_jvp(primals, tangents):
 
 
 @la.eigh.def_jvp
-@real_only("linalg.eigh")
 def eigh_jvp(primals, tangents, UPLO="L"):
     """dw = diag(V^T dA V); dV = V (F o V^T dA V) with F_ij = 1 / (w_j - w_i) off the diagonal."""
     a, = primals

@@ -23,6 +23,11 @@ def _sym(x):
     return ew.multiply(ew.add(x, mT(x)), 0.5)
 
 
+def _herm(x):
+    """(x + x^H) / 2 (for real x, the symmetric part)."""
+    return _sym(x) if x.dtype.kind != "c" else ew.multiply(ew.add(x, ew.conj(mT(x))), 0.5)
+
+
 def _matmul_a(g, out, a, b):
     na, nb = len(shape_of(a)), len(shape_of(b))
     if na == 1 and nb == 1:
@@ -127,10 +132,18 @@ def _det_vjp(g, out, a):
 
 
 def _slogdet_vjp(ct, primals, out):
-    _, g_logdet = ct
-    if g_logdet is None:
+    """The transpose of slogdet's jvp: tau = tr(a^-1 da) gets the cotangent
+    g_logdet + i Im(g_sign sign) (the sign's part only for complex a), and a gets tau's
+    cotangent times a^-T."""
+    a, = primals
+    g_sign, g_logdet = ct
+    g_tau = g_logdet
+    if g_sign is not None and a.dtype.kind == "c":
+        turn = ew.multiply(ew.imag(ew.multiply(g_sign, out[0])), 1j)
+        g_tau = turn if g_tau is None else ew.add(g_tau, turn)
+    if g_tau is None:
         return (None,)
-    return (ew.multiply(_vec(_vec(g_logdet)), mT(la.inv(primals[0]))),)
+    return (ew.multiply(_vec(_vec(g_tau)), mT(la.inv(a))),)
 
 
 def _phi(x):
@@ -158,7 +171,9 @@ def _off_diagonal_inverse_gaps(w):
 
 
 def _eigh_vjp(ct, primals, out, UPLO="L"):
-    """Ā = V (diag(w̄) + F ∘ (Vᵀ V̄)) Vᵀ, symmetrized."""
+    """Ā = herm(conj(V) (diag(w̄) + F ∘ (Vᵀ V̄)) Vᵀ), the transpose of the jvp
+    (dw = Re diag(Vᴴ dA V), dV = V (F ∘ (Vᴴ dA V))), made Hermitian (symmetric for real a):
+    the derivative along Hermitian directions, as JAX and PyTorch."""
     w, v = out
     gw, gv = ct
     inner = 0.0
@@ -166,7 +181,8 @@ def _eigh_vjp(ct, primals, out, UPLO="L"):
         inner = ew.multiply(_off_diagonal_inverse_gaps(w), la.matmul(mT(v), gv))
     if gw is not None:
         inner = ew.add(inner, ew.multiply(_vec(gw), np.eye(shape_of(w)[-1], dtype=w.dtype)))
-    return (_sym(la.matmul(v, la.matmul(inner, mT(v)))),)
+    left = ew.conj(v) if v.dtype.kind == "c" else v
+    return (_herm(la.matmul(left, la.matmul(inner, mT(v)))),)
 
 
 def _svd_vjp(ct, primals, out, full_matrices=True):
@@ -233,8 +249,8 @@ la.einsum.def_vjp(_einsum_vjp)
 defvjp(la.solve, _solve_a, _solve_b)
 defvjp(la.inv, _inv_vjp)
 defvjp(la.det, _det_vjp)
-la.slogdet.def_vjp(real_only("linalg.slogdet")(_slogdet_vjp))
+la.slogdet.def_vjp(_slogdet_vjp)
 defvjp(la.cholesky, real_only("linalg.cholesky")(_cholesky_vjp))
-la.eigh.def_vjp(real_only("linalg.eigh")(_eigh_vjp))
+la.eigh.def_vjp(_eigh_vjp)
 la.svd.def_vjp(real_only("linalg.svd")(_svd_vjp))
 la.qr.def_vjp(real_only("linalg.qr")(_qr_vjp))
