@@ -98,15 +98,19 @@ def slogdet_jvp(primals, tangents):
     return (sign, logdet), (fit(turn, sign), fit(ew.real(tau), logdet))
 
 
+def _mH(a):
+    """The conjugate transpose (the transpose for real a)."""
+    return ew.conj(_mT(a)) if dtype_of(a).kind == "c" else _mT(a)
+
+
 @la.cholesky.def_jvp
-@real_only("linalg.cholesky")
 def cholesky_jvp(primals, tangents):
-    """dL = L phi(L^-1 dA L^-T), phi taking the lower triangle with a halved diagonal."""
+    """dL = L phi(L^-1 dA L^-H), phi taking the lower triangle with a halved diagonal."""
     a, = primals
     ta, = tangents
     low = la.cholesky(a)
     sym = _hermitian_from(ta, lower=True)
-    inner = _mT(la.solve(low, _mT(la.solve(low, sym))))       # L^-1 dA L^-T
+    inner = _mH(la.solve(low, _mH(la.solve(low, sym))))       # L^-1 dA L^-H
     n = shape(a)[-1]
     phi = ew.multiply(inner, (np.tri(n) - 0.5 * np.eye(n)).astype(inner.dtype))
     return low, fit(la.matmul(low, phi), low)

@@ -154,12 +154,13 @@ def _phi(x):
 
 
 def _cholesky_vjp(g, out, a):
-    """Ā = sym(L⁻ᵀ Φ(Lᵀ L̄) L⁻¹)."""
+    """Ā = herm(L⁻ᵀ Φ(Lᵀ L̄) conj(L⁻¹)): the transpose of dL = L Φ(L⁻¹ dA L⁻ᴴ)."""
     L = out
     p = _phi(la.matmul(mT(L), g))
     x = la.solve(mT(L), p)                     # L⁻ᵀ Φ
-    x = mT(la.solve(mT(L), mT(x)))             # (L⁻ᵀ Φ) L⁻¹
-    return _sym(x)
+    lh = ew.conj(mT(L)) if L.dtype.kind == "c" else mT(L)
+    x = mT(la.solve(lh, mT(x)))                # (L⁻ᵀ Φ) conj(L⁻¹)
+    return _herm(x)
 
 
 def _off_diagonal_inverse_gaps(w):
@@ -250,7 +251,7 @@ defvjp(la.solve, _solve_a, _solve_b)
 defvjp(la.inv, _inv_vjp)
 defvjp(la.det, _det_vjp)
 la.slogdet.def_vjp(_slogdet_vjp)
-defvjp(la.cholesky, real_only("linalg.cholesky")(_cholesky_vjp))
+defvjp(la.cholesky, _cholesky_vjp)
 la.eigh.def_vjp(_eigh_vjp)
 la.svd.def_vjp(real_only("linalg.svd")(_svd_vjp))
 la.qr.def_vjp(real_only("linalg.qr")(_qr_vjp))
