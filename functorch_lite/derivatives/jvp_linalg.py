@@ -172,10 +172,10 @@ def svd_jvp(primals, tangents, full_matrices=True):
 
 
 @la.qr.def_jvp
-@real_only("linalg.qr")
 def qr_jvp(primals, tangents, mode="reduced"):
-    """Reduced QR of a tall (m >= n) matrix: with C = Q^H dA R^-1 and W the antisymmetric part
-    built from C's strict lower triangle, dQ = Q (W - C) + dA R^-1 and dR = (C - W) R."""
+    """Reduced QR of a tall (m >= n) matrix: with C = Q^H dA R^-1 and W the skew-Hermitian
+    part built from C's strict lower triangle (plus i Im diag(C) for complex input, which keeps
+    R's diagonal real, as LAPACK's), dQ = Q (W - C) + dA R^-1 and dR = (C - W) R."""
     a, = primals
     ta, = tangents
     q, r = la.qr(a, mode=mode)
@@ -186,6 +186,8 @@ def qr_jvp(primals, tangents, mode="reduced"):
     c = la.matmul(_mT(ew.conj(q)), da_rinv)
     lower = ew.where(np.tri(n, k=-1, dtype=bool), c, 0.0)
     w = ew.subtract(lower, _mT(ew.conj(lower)))
+    if dtype_of(c).kind == "c":
+        w = ew.add(w, ew.where(np.eye(n, dtype=bool), ew.multiply(ew.imag(c), 1j), 0.0))
     dq = ew.add(la.matmul(q, ew.subtract(w, c)), da_rinv)
     dr = la.matmul(ew.subtract(c, w), r)
     return (q, r), (fit(dq, q), fit(dr, r))

@@ -226,8 +226,9 @@ def _svd_vjp(ct, primals, out, full_matrices=True):
 
 
 def _qr_vjp(ct, primals, out, mode="reduced"):
-    """Ā = (Q̄ + Q copyltu(M)) R⁻ᵀ with M = R R̄ᵀ - Q̄ᵀ Q (reduced QR of a tall or square
-    matrix)."""
+    """The transpose of qr's jvp, step by step (reduced QR of a tall or square matrix): with
+    M = Qᵀ Q̄ - R̄ Rᵀ, C's cotangent is C̄ = tril(M - Mᴴ, -1) - M (+ i Im diag(M) for complex
+    input) and Ā = (Q̄ + conj(Q) C̄) R⁻ᵀ."""
     a = primals[0]
     m, n = shape_of(a)[-2:]
     if m < n:
@@ -238,10 +239,14 @@ def _qr_vjp(ct, primals, out, mode="reduced"):
         gq = fnp.zeros(shape_of(q), dtype=q.dtype)
     if gr is None:
         gr = fnp.zeros(shape_of(r), dtype=r.dtype)
-    mm = ew.subtract(la.matmul(r, mT(gr)), la.matmul(mT(gq), q))
-    low = fnp.tril(mm, -1)
-    copyltu = ew.add(ew.add(low, mT(low)), ew.multiply(mm, np.eye(n, dtype=mm.dtype)))
-    b = ew.add(gq, la.matmul(q, copyltu))
+    mm = ew.subtract(la.matmul(mT(q), gq), la.matmul(gr, mT(r)))
+    complex_input = q.dtype.kind == "c"
+    skew = ew.subtract(mm, ew.conj(mT(mm)) if complex_input else mT(mm))
+    gc = ew.subtract(fnp.tril(skew, -1), mm)
+    if complex_input:
+        diag_turn = ew.where(np.eye(n, dtype=bool), ew.multiply(ew.imag(mm), 1j), 0.0)
+        gc = ew.add(gc, diag_turn)
+    b = ew.add(gq, la.matmul(ew.conj(q) if complex_input else q, gc))
     return (mT(la.solve(r, mT(b))),)     # B R⁻ᵀ = (R⁻¹ Bᵀ)ᵀ
 
 
@@ -254,4 +259,4 @@ la.slogdet.def_vjp(_slogdet_vjp)
 defvjp(la.cholesky, _cholesky_vjp)
 la.eigh.def_vjp(_eigh_vjp)
 la.svd.def_vjp(real_only("linalg.svd")(_svd_vjp))
-la.qr.def_vjp(real_only("linalg.qr")(_qr_vjp))
+la.qr.def_vjp(_qr_vjp)

@@ -41,7 +41,7 @@ linalg.lstsq
 """Entries whose real samples are turned complex as the module docstring says."""
 
 COMPLEX_DERIVATIVES_REFUSED = """
-linalg.svd linalg.qr linalg.pinv linalg.lstsq
+linalg.svd linalg.pinv linalg.lstsq
 """.split()
 """Entries whose functions run on complex input (their complex samples drive the kernel and
 vmap tests) but whose jvp and vjp rules refuse it with a clear error (they are written for real
