@@ -10,8 +10,8 @@ directions and the transpose identity Re<u, J v> == Re<J^T u, v> (bilinear, no c
   test_jvp_of_vjp_complex forward over reverse: jvp of z -> J(z)^T u vs finite differences
   test_vmap_vjp_complex   vmap of the vjp function over complex cotangents == a loop
 
-and the convention itself: the issue's examples, grad of a complex output is an error, refused
-complex derivatives name the op.
+and the convention itself: the issue's examples, grad of a complex output is an error, jacrev
+and jacfwd refuse what is not one real Jacobian.
 """
 import warnings
 
@@ -25,7 +25,6 @@ from functorch_lite.testing import (check_jvp, check_transpose, float_leaf_funct
                                     float_outputs, gradcheck)
 from functorch_lite.testing.jvp_checks import random_like
 from functorch_lite.testing.samples import OP_DB
-from functorch_lite.testing.samples_complex import COMPLEX_DERIVATIVES_REFUSED
 
 
 def _complex_samples(info, rng, dtype=np.complex128):
@@ -39,7 +38,6 @@ def _complex_samples(info, rng, dtype=np.complex128):
 
 
 DIFF_OPS = [info for info in OP_DB if info.differentiable and not info.creation
-            and info.name not in COMPLEX_DERIVATIVES_REFUSED
             and _complex_samples(info, np.random.default_rng(0))]
 OPS = pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
 
@@ -184,22 +182,6 @@ def test_real_input_gets_a_real_cotangent():
     np.testing.assert_allclose(g, np.sign(2 + x))
 
 
-@pytest.mark.parametrize("name", COMPLEX_DERIVATIVES_REFUSED)
-def test_refused_complex_derivatives_name_the_op(name):
-    from functorch_lite.testing.samples import op_info
-    info = op_info(name)
-    a = np.eye(3) * 3 + 0.1j * np.ones((3, 3))
-    a = a + a.conj().T
-    args = (a, np.ones((3,), complex)) if name == "linalg.lstsq" else (a,)
-    out, vjp_fn = ft.vjp(lambda a: info.fn(a, *args[1:]), a)
-    primitive = {"linalg.eigvalsh": "linalg.eigh", "linalg.pinv": "linalg.svd",
-                 "linalg.lstsq": "linalg.svd"}.get(name, name)   # composites name their primitive
-    with pytest.raises(TypeError, match=f"{primitive}: derivatives for complex"):
-        vjp_fn(out)
-    with pytest.raises(TypeError, match=f"{primitive}: derivatives for complex"):
-        ft.jvp(lambda a: info.fn(a, *args[1:]), (a,), (a,))
-
-
 def test_jacobians_refuse_what_is_not_one_real_matrix():
     z = np.array([1.0 + 2j, -0.5j])
     with pytest.raises(TypeError, match="jacrev: output leaf 0 is complex"):
@@ -209,3 +191,11 @@ def test_jacobians_refuse_what_is_not_one_real_matrix():
     # what they do accept: jacrev of a real output of complex input, rows in grad's convention
     rows = ft.jacrev(fnp.abs)(z)
     np.testing.assert_allclose(rows, np.diag(np.conj(z) / np.abs(z)))
+
+
+def test_complex_methods_on_wrappers():
+    z = np.array([1 + 2j, -0.5 + 0.3j])
+    for method in ("conj", "conjugate"):
+        g = ft.grad(lambda z: (getattr(z, method)() * z).real.sum())(z)
+        np.testing.assert_allclose(g, 2 * np.conj(z))
+    np.testing.assert_allclose(ft.grad(lambda z: z.imag.sum())(z), [-1j, -1j])

@@ -11,7 +11,6 @@ import numpy as np
 from .. import numpy as fnp
 from ..numpy._util import dtype_of, shape
 from ..ops import elementwise as ew, linalg as la
-from .real_only import real_only
 from .jvp_helpers import add_tangents, def_multilinear, fit
 
 def_multilinear(la.matmul)
@@ -134,7 +133,6 @@ def eigh_jvp(primals, tangents, UPLO="L"):
 
 
 @la.svd.def_jvp
-@real_only("linalg.svd")
 def svd_jvp(primals, tangents, full_matrices=True):
     a, = primals
     ta, = tangents

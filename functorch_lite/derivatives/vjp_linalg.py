@@ -2,8 +2,10 @@
 
 matmul folds broadcast batch dimensions into one matrix product where one operand is a plain
 matrix (one GEMM, not a batch of products summed afterwards). The factorization rules are the
-standard matrix-calculus results; rules of functions of a symmetric matrix (cholesky, eigh)
-return the symmetrized cotangent, as JAX and PyTorch do.
+standard matrix-calculus results, written as transposes of the jvp rules so that they hold for
+complex input too (docs/autodiff.md, "Complex numbers"); rules of functions of a Hermitian
+matrix (cholesky, eigh) return the Hermitian (for real input, symmetrized) cotangent, as JAX and
+PyTorch do.
 """
 import string
 
@@ -11,7 +13,6 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..ops import elementwise as ew, linalg as la, shape as sh
-from .real_only import real_only
 from .vjp_helpers import defvjp, shape_of
 
 
@@ -187,7 +188,10 @@ def _eigh_vjp(ct, primals, out, UPLO="L"):
 
 
 def _svd_vjp(ct, primals, out, full_matrices=True):
-    """Reduced-SVD cotangent (Townsend 2016); full matrices only for square inputs."""
+    """The transpose of svd's jvp (reduced SVD; full matrices only for square input), step by
+    step. With D = Uᴴ dA V the jvp is ds = Re diag(D), dU = U (F ∘ (DS + (DS)ᴴ) + Sinv ∘
+    (D - Dᴴ) / 2) [+ (I - U Uᴴ) dA V S⁻¹ for m > n], dV = V (F ∘ (SD + (SD)ᴴ)) [+ (I - V Vᴴ)
+    dAᴴ U S⁻¹ for n > m]; each step is transposed in turn (Xᴴ's transpose is Gᴴ)."""
     a = primals[0]
     m, n = shape_of(a)[-2:]
     if full_matrices and m != n:
@@ -195,34 +199,48 @@ def _svd_vjp(ct, primals, out, full_matrices=True):
                                   "not defined; use full_matrices=False")
     u, s, vh = out
     gu, gs, gvh = ct
+    complex_input = u.dtype.kind == "c"
+
+    def H(x):
+        return ew.conj(mT(x)) if complex_input else mT(x)
+
+    def c(x):
+        return ew.conj(x) if complex_input else x
+
     k = min(m, n)
     eye = np.eye(k, dtype=bool)
     s2 = ew.square(s)
     gaps = ew.subtract(fnp.expand_dims(s2, -2), fnp.expand_dims(s2, -1))   # s_j² - s_i²
     f = ew.where(eye, 0.0, ew.reciprocal(ew.where(eye, 1.0, gaps)))
-    v = mT(vh)
-    s_col, s_row = _vec(s), fnp.expand_dims(s, -2)
-    total = 0.0
+    zero = ew.equal(s, 0)
+    s_inv = ew.where(zero, 0.0, ew.reciprocal(ew.where(zero, 1.0, s)))
+    s_col, s_row, s_inv_row = _vec(s), fnp.expand_dims(s, -2), fnp.expand_dims(s_inv, -2)
+    gd = 0.0                                       # the cotangent of D
+    total = 0.0                                    # the parts that reach dA directly
     if gs is not None:
-        total = la.matmul(u, la.matmul(ew.multiply(_vec(gs), np.eye(k, dtype=s.dtype)), vh))
+        gd = ew.multiply(_vec(gs), eye.astype(s.dtype))
     if gu is not None:
-        ut_gu = la.matmul(mT(u), gu)
-        j = ew.multiply(f, ew.subtract(ut_gu, mT(ut_gu)))
-        term = la.matmul(u, la.matmul(ew.multiply(j, s_row), vh))
+        gp = la.matmul(mT(u), gu)
+        fg = ew.multiply(f, gp)
+        gd = ew.add(gd, ew.multiply(ew.add(fg, H(fg)), s_row))
+        sg = ew.multiply(_vec(s_inv), ew.multiply(gp, eye.astype(s.dtype)))
+        gd = ew.add(gd, ew.multiply(ew.subtract(sg, H(sg)), 0.5))
         if m > k:
-            proj = ew.subtract(gu, la.matmul(u, ut_gu))
-            term = ew.add(term, la.matmul(ew.divide(proj, s_row), vh))
-        total = ew.add(total, term)
+            ge = ew.multiply(gu, s_inv_row)
+            proj = ew.subtract(ge, la.matmul(c(u), la.matmul(mT(u), ge)))
+            total = la.matmul(proj, c(vh))
     if gvh is not None:
-        gv = mT(gvh)
-        vt_gv = la.matmul(mT(v), gv)
-        kk = ew.multiply(f, ew.subtract(vt_gv, mT(vt_gv)))
-        term = la.matmul(u, la.matmul(ew.multiply(s_col, kk), vh))
+        gdv = H(gvh)
+        v = H(vh)
+        fg = ew.multiply(f, la.matmul(mT(v), gdv))
+        gd = ew.add(gd, ew.multiply(s_col, ew.add(fg, H(fg))))
         if n > k:
-            proj = ew.subtract(gv, la.matmul(v, vt_gv))
-            term = ew.add(term, la.matmul(u, mT(ew.divide(proj, s_row))))
-        total = ew.add(total, term)
-    return (total,)
+            ge = ew.multiply(gdv, s_inv_row)
+            gy = la.matmul(ew.subtract(ge, la.matmul(mT(vh), la.matmul(mT(v), ge))), mT(u))
+            total = ew.add(total, H(gy))
+    if isinstance(gd, float):
+        return (None,) if isinstance(total, float) else (total,)
+    return (ew.add(total, la.matmul(c(u), la.matmul(gd, c(vh)))),)
 
 
 def _qr_vjp(ct, primals, out, mode="reduced"):
@@ -258,5 +276,5 @@ defvjp(la.det, _det_vjp)
 la.slogdet.def_vjp(_slogdet_vjp)
 defvjp(la.cholesky, _cholesky_vjp)
 la.eigh.def_vjp(_eigh_vjp)
-la.svd.def_vjp(real_only("linalg.svd")(_svd_vjp))
+la.svd.def_vjp(_svd_vjp)
 la.qr.def_vjp(_qr_vjp)

@@ -9,8 +9,8 @@ matrices, complex-only functions such as angle) get hand-written samples. The ge
 finite-difference and composition tests then run on them (tests/test_complex.py).
 
 The functions NumPy refuses on complex input (floor, cbrt, arctan2, hypot, logaddexp, remainder,
-clip, quantile, ...) and the ones whose complex derivatives this library refuses (see
-COMPLEX_DERIVATIVES_REFUSED) have no complex samples here.
+fmod, quantile, rfft, ...) have no complex samples. Every function that has them is
+differentiable on complex input.
 """
 import numpy as np
 
@@ -39,13 +39,6 @@ linalg.slogdet linalg.cholesky linalg.eigh linalg.eigvalsh linalg.svd linalg.qr 
 linalg.lstsq
 """.split()
 """Entries whose real samples are turned complex as the module docstring says."""
-
-COMPLEX_DERIVATIVES_REFUSED = """
-linalg.svd linalg.pinv linalg.lstsq
-""".split()
-"""Entries whose functions run on complex input (their complex samples drive the kernel and
-vmap tests) but whose jvp and vjp rules refuse it with a clear error (they are written for real
-matrices): the derivative tests of tests/test_complex.py leave them out."""
 
 _PER_DTYPE = 2
 """At most this many complex128 samples (and one complex64, one mixed) per entry: the vmap

@@ -172,7 +172,7 @@ def _svd_invariant(svd):
         if not compute_uv:
             return out
         u, s, vh = out
-        return s, u * u, vh * vh
+        return s, u * u.conj(), vh * vh.conj()   # invariant under the phase of each pair
     return fn
 
 
