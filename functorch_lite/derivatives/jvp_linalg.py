@@ -34,17 +34,16 @@ def _diag_embed(v):
 def _hermitian_from(t, lower=True):
     """The Hermitian (for real t, symmetric) matrix that a routine reading only one triangle
     of t actually sees: that triangle, mirrored and conjugated, and for complex t the real part
-    of the diagonal (LAPACK ignores its imaginary part)."""
-    n = shape(t)[-1]
-    strict = np.tri(n, k=-1, dtype=bool)
-    if not lower:
-        strict = strict.T
-    eye = np.eye(n, dtype=bool)
+    of the diagonal (LAPACK ignores its imaginary part). Masks use t's array module."""
+    i = fnp.arange(shape(t)[-1], like=t)
+    row, col = fnp.expand_dims(i, -1), i
+    strict = ew.greater(row, col) if lower else ew.less(row, col)
+    eye = ew.equal(row, col)
     part = ew.where(strict, t, 0.0)
     mirror = _mT(part)
     if dtype_of(t).kind == "c":
         return ew.add(ew.add(part, ew.conj(mirror)), ew.where(eye, ew.real(t), 0.0))
-    return ew.add(ew.where(strict | eye, t, 0.0), mirror)
+    return ew.add(ew.where(ew.logical_or(strict, eye), t, 0.0), mirror)
 
 
 @la.solve.def_jvp
@@ -185,7 +184,7 @@ def qr_jvp(primals, tangents, mode="reduced"):
     lower = ew.where(np.tri(n, k=-1, dtype=bool), c, 0.0)
     w = ew.subtract(lower, _mT(ew.conj(lower)))
     if dtype_of(c).kind == "c":
-        w = ew.add(w, ew.where(np.eye(n, dtype=bool), ew.multiply(ew.imag(c), 1j), 0.0))
+        w = ew.add(w, ew.where(fnp.eye(n, dtype=bool, like=c), ew.multiply(ew.imag(c), 1j), 0.0))
     dq = ew.add(la.matmul(q, ew.subtract(w, c)), da_rinv)
     dr = la.matmul(ew.subtract(c, w), r)
     return (q, r), (fit(dq, q), fit(dr, r))

@@ -208,7 +208,7 @@ def _svd_vjp(ct, primals, out, full_matrices=True):
         return ew.conj(x) if complex_input else x
 
     k = min(m, n)
-    eye = np.eye(k, dtype=bool)
+    eye = fnp.eye(k, dtype=bool, like=s)
     s2 = ew.square(s)
     gaps = ew.subtract(fnp.expand_dims(s2, -2), fnp.expand_dims(s2, -1))   # s_j² - s_i²
     f = ew.where(eye, 0.0, ew.reciprocal(ew.where(eye, 1.0, gaps)))
@@ -218,12 +218,12 @@ def _svd_vjp(ct, primals, out, full_matrices=True):
     gd = 0.0                                       # the cotangent of D
     total = 0.0                                    # the parts that reach dA directly
     if gs is not None:
-        gd = ew.multiply(_vec(gs), eye.astype(s.dtype))
+        gd = ew.where(eye, _vec(gs), 0.0)
     if gu is not None:
         gp = la.matmul(mT(u), gu)
         fg = ew.multiply(f, gp)
         gd = ew.add(gd, ew.multiply(ew.add(fg, H(fg)), s_row))
-        sg = ew.multiply(_vec(s_inv), ew.multiply(gp, eye.astype(s.dtype)))
+        sg = ew.multiply(_vec(s_inv), ew.where(eye, gp, 0.0))
         gd = ew.add(gd, ew.multiply(ew.subtract(sg, H(sg)), 0.5))
         if m > k:
             ge = ew.multiply(gu, s_inv_row)
@@ -262,7 +262,7 @@ def _qr_vjp(ct, primals, out, mode="reduced"):
     skew = ew.subtract(mm, ew.conj(mT(mm)) if complex_input else mT(mm))
     gc = ew.subtract(fnp.tril(skew, -1), mm)
     if complex_input:
-        diag_turn = ew.where(np.eye(n, dtype=bool), ew.multiply(ew.imag(mm), 1j), 0.0)
+        diag_turn = ew.where(fnp.eye(n, dtype=bool, like=q), ew.multiply(ew.imag(mm), 1j), 0.0)
         gc = ew.add(gc, diag_turn)
     b = ew.add(gq, la.matmul(ew.conj(q) if complex_input else q, gc))
     return (mT(la.solve(r, mT(b))),)     # B R⁻ᵀ = (R⁻¹ Bᵀ)ᵀ

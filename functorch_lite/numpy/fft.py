@@ -12,11 +12,12 @@ from ._indexing import getitem
 from ._util import as_operand, dtype_of, ndim, normalize_axis, reject, shape
 
 
-def _resized(a, axis, n):
+def _resized(name, a, axis, n):
     """a padded with zeros or truncated along `axis` to length n (NumPy's n= of the DFTs)."""
     n = int(n)
     if n < 1:
-        raise ValueError(f"invalid number of FFT data points ({n}) specified")
+        raise ValueError(f"functorch_lite.numpy.fft.{name}: invalid number of FFT data points "
+                         f"({n}) specified")
     have = shape(a)[axis]
     if n < have:
         return getitem(a, (slice(None),) * axis + (slice(0, n),))
@@ -52,79 +53,90 @@ def _check_real(name, a):
                         f"{dtype_of(a)} (use fft/fftn for complex input)")
 
 
-def _complex_transform(op, name, a, s, axes, norm):
+def _complex_transform(op, name, a, s, axes, norm, out):
+    reject(f"fft.{name}", out=out)
     a = as_operand(a)
     s, axes = _lengths_and_axes(name, a, s, axes)
     for n, ax in zip(s, axes):
-        a = _resized(a, ax, n)
+        a = _resized(name, a, ax, n)
     return op(a, axes=axes, norm=norm)
+
+
+def _real_forward(name, a, s, axes, norm, out):
+    reject(f"fft.{name}", out=out)
+    a = as_operand(a)
+    _check_real(name, a)
+    s, axes = _lengths_and_axes(name, a, s, axes)
+    for n, ax in zip(s, axes):
+        a = _resized(name, a, ax, n)
+    return _fft.rfftn(a, axes=axes, norm=norm)
+
+
+def _real_inverse(name, a, s, axes, norm, out):
+    reject(f"fft.{name}", out=out)
+    a = as_operand(a)
+    s, axes = _lengths_and_axes(name, a, s, axes, inverse_real=True)
+    for n, ax in zip(s[:-1], axes[:-1]):
+        a = _resized(name, a, ax, n)
+    a = _resized(name, a, axes[-1], s[-1] // 2 + 1)
+    return _fft.irfftn(a, axes=axes, n=int(s[-1]), norm=norm)
+
+
+def _one(n):
+    return None if n is None else (n,)
 
 
 def fftn(a, s=None, axes=None, norm=None, out=None):
     """The n-dimensional DFT, as numpy.fft.fftn."""
-    reject("fft.fftn", out=out)
-    return _complex_transform(_fft.fftn, "fftn", a, s, axes, norm)
+    return _complex_transform(_fft.fftn, "fftn", a, s, axes, norm, out)
 
 
 def ifftn(a, s=None, axes=None, norm=None, out=None):
     """The n-dimensional inverse DFT, as numpy.fft.ifftn."""
-    reject("fft.ifftn", out=out)
-    return _complex_transform(_fft.ifftn, "ifftn", a, s, axes, norm)
+    return _complex_transform(_fft.ifftn, "ifftn", a, s, axes, norm, out)
 
 
 def rfftn(a, s=None, axes=None, norm=None, out=None):
     """The n-dimensional DFT of real input, the last axis halved, as numpy.fft.rfftn."""
-    reject("fft.rfftn", out=out)
-    a = as_operand(a)
-    _check_real("rfftn", a)
-    s, axes = _lengths_and_axes("rfftn", a, s, axes)
-    for n, ax in zip(s, axes):
-        a = _resized(a, ax, n)
-    return _fft.rfftn(a, axes=axes, norm=norm)
+    return _real_forward("rfftn", a, s, axes, norm, out)
 
 
 def irfftn(a, s=None, axes=None, norm=None, out=None):
     """The inverse of rfftn: real output of lengths s, as numpy.fft.irfftn."""
-    reject("fft.irfftn", out=out)
-    a = as_operand(a)
-    s, axes = _lengths_and_axes("irfftn", a, s, axes, inverse_real=True)
-    for n, ax in zip(s[:-1], axes[:-1]):
-        a = _resized(a, ax, n)
-    a = _resized(a, axes[-1], s[-1] // 2 + 1)
-    return _fft.irfftn(a, axes=axes, n=int(s[-1]), norm=norm)
+    return _real_inverse("irfftn", a, s, axes, norm, out)
 
 
 def fft(a, n=None, axis=-1, norm=None, out=None):
     """The one-dimensional DFT along `axis`, as numpy.fft.fft."""
-    return fftn(a, None if n is None else (n,), (axis,), norm, out)
+    return _complex_transform(_fft.fftn, "fft", a, _one(n), (axis,), norm, out)
 
 
 def ifft(a, n=None, axis=-1, norm=None, out=None):
-    return ifftn(a, None if n is None else (n,), (axis,), norm, out)
+    return _complex_transform(_fft.ifftn, "ifft", a, _one(n), (axis,), norm, out)
 
 
 def rfft(a, n=None, axis=-1, norm=None, out=None):
-    return rfftn(a, None if n is None else (n,), (axis,), norm, out)
+    return _real_forward("rfft", a, _one(n), (axis,), norm, out)
 
 
 def irfft(a, n=None, axis=-1, norm=None, out=None):
-    return irfftn(a, None if n is None else (n,), (axis,), norm, out)
+    return _real_inverse("irfft", a, _one(n), (axis,), norm, out)
 
 
 def fft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    return fftn(a, s, axes, norm, out)
+    return _complex_transform(_fft.fftn, "fft2", a, s, axes, norm, out)
 
 
 def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    return ifftn(a, s, axes, norm, out)
+    return _complex_transform(_fft.ifftn, "ifft2", a, s, axes, norm, out)
 
 
 def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    return rfftn(a, s, axes, norm, out)
+    return _real_forward("rfft2", a, s, axes, norm, out)
 
 
 def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    return irfftn(a, s, axes, norm, out)
+    return _real_inverse("irfft2", a, s, axes, norm, out)
 
 
 def fftfreq(n, d=1.0, device=None):
