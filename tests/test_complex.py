@@ -9,6 +9,7 @@ directions and the transpose identity Re<u, J v> == Re<J^T u, v> (bilinear, no c
   test_vjp_vjp_complex    second order: vjp of z -> J(z)^T u vs finite differences
   test_jvp_of_vjp_complex forward over reverse: jvp of z -> J(z)^T u vs finite differences
   test_vmap_vjp_complex   vmap of the vjp function over complex cotangents == a loop
+  test_linearize_complex  linearize's tangent map == jvp
 
 and the convention itself: the issue's examples, grad of a complex output is an error, jacrev
 and jacfwd refuse what is not one real Jacobian.
@@ -151,6 +152,20 @@ def test_vmap_vjp_complex(info):
         for g, *w in zip(optree.tree_leaves(got), *(optree.tree_leaves(x) for x in want)):
             np.testing.assert_allclose(g, np.stack(w), rtol=1e-10, atol=1e-12)
     _each(info, rng, check, limit=2)
+
+
+@OPS
+def test_linearize_complex(info):
+    """linearize's replayed tangent map == a fresh jvp, on complex tangents."""
+    rng = np.random.default_rng(8)
+
+    def check(f, xs):
+        _, jvp_fn = ft.linearize(f, *xs)
+        v = [random_like(x, rng) for x in xs]
+        for a, b in zip(optree.tree_leaves(jvp_fn(*v)),
+                        optree.tree_leaves(ft.jvp(f, tuple(xs), tuple(v))[1])):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    _each(info, rng, check, limit=1)
 
 
 # -- the convention itself ----------------------------------------------------------------
