@@ -221,12 +221,12 @@ def _install_array_methods():
     Tensor.real = property(lambda self: fnp.real(self))
     Tensor.imag = property(lambda self: fnp.imag(self))
     for name in ["sum", "mean", "max", "min", "prod", "argmax", "argmin", "swapaxes", "squeeze",
-                 "clip", "cumsum", "cumprod", "all", "any", "var", "std", "ravel", "conj",
+                 "clip", "cumsum", "cumprod", "all", "any", "var", "std", "ravel",
                  "round", "repeat", "take", "diagonal", "trace", "dot", "flatten", "copy",
                  "nonzero"]:
         if hasattr(fnp, name):
             setattr(Tensor, name, getattr(fnp, name))
-    Tensor.conjugate = fnp.conj
+    Tensor.conj = Tensor.conjugate = lambda self: fnp.conj(self)   # an Op is no method
     Tensor.flatten = lambda self, order="C": fnp.ravel(self, order)  # not a numpy function
     Tensor.astype = lambda self, dtype, copy=True: fnp.astype(self, dtype)
 

@@ -124,6 +124,7 @@ def _public_names():
     names |= {f"linalg.{n}" for n in fnp.linalg.__all__
               if not isinstance(getattr(fnp.linalg, n), type)}
     names |= {f"nn.{n}" for n in nn.__all__}
+    names |= {f"fft.{n}" for n in fnp.fft.__all__}
     return names
 
 

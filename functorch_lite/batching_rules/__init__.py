@@ -1,6 +1,6 @@
 """Batching rules by op family, their shared helpers, and the loop fallback."""
 from . import (  # noqa: F401  (registers the rules)
-    elementwise, reductions, shape, indexing, linalg, conv, pool)
+    elementwise, reductions, shape, indexing, linalg, conv, pool, fft)
 from .fallback import (  # noqa: F401
     PerformanceWarning, MissingBatchRuleError, set_fallback_error, fallback_as_error,
     fallback_ops, clear_fallback_record)

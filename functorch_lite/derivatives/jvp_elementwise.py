@@ -9,6 +9,7 @@ Every partial multiplies the tangent (Note [special values in derivatives]).
 import numpy as np
 
 from ..ops import elementwise as ew
+from ..numpy._util import dtype_of
 from . import partials
 from .jvp_helpers import add_tangents, def_binary, def_linear, def_unary, fit, is_inexact
 
@@ -18,8 +19,27 @@ LN2, LN10 = float(np.log(2.0)), float(np.log(10.0))
 for _op in (ew.negative, ew.positive, ew.real, ew.imag, ew.conj):
     def_linear(_op)
 
+def unit_phase(x):
+    """x / |x| (0 at x = 0) for complex x: the direction in which |x| grows fastest."""
+    a = ew.abs(x)
+    return ew.divide(x, ew.where(ew.equal(a, 0), 1.0, a))
+
+
+@ew.abs.def_jvp
+def abs_jvp(primals, tangents):
+    """|x|' = sign(x) for real x; Re(conj(x / |x|) t) for complex x (not holomorphic: the
+    tangent is real, the rate of change of |x| along t). 0 at x = 0 in both cases."""
+    x, = primals
+    t, = tangents
+    out = ew.abs(x)
+    if t is None:
+        return out, None
+    if dtype_of(x).kind != "c":
+        return out, fit(ew.multiply(t, ew.sign(x)), out)
+    return out, fit(ew.real(ew.multiply(ew.conj(unit_phase(x)), t)), out)
+
+
 # -- unary, derivative(x, out) --
-def_unary(ew.abs, lambda x, out: ew.sign(x))
 def_unary(ew.exp, lambda x, out: out)
 def_unary(ew.exp2, lambda x, out: ew.multiply(out, LN2))
 def_unary(ew.expm1, lambda x, out: ew.add(out, 1.0))

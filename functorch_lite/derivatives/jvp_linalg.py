@@ -9,7 +9,7 @@ eigen/singular values.
 import numpy as np
 
 from .. import numpy as fnp
-from ..numpy._util import shape
+from ..numpy._util import dtype_of, shape
 from ..ops import elementwise as ew, linalg as la
 from .jvp_helpers import add_tangents, def_multilinear, fit
 
@@ -32,13 +32,18 @@ def _diag_embed(v):
 
 
 def _hermitian_from(t, lower=True):
-    """The symmetric matrix a routine that reads only one triangle of t actually sees."""
-    n = shape(t)[-1]
-    strict = np.tri(n, k=-1, dtype=bool)
-    if not lower:
-        strict = strict.T
-    tri = ew.where(strict | np.eye(n, dtype=bool), t, 0.0)
-    return ew.add(tri, _mT(ew.where(strict, t, 0.0)))
+    """The Hermitian (for real t, symmetric) matrix that a routine reading only one triangle
+    of t actually sees: that triangle, mirrored and conjugated, and for complex t the real part
+    of the diagonal (LAPACK ignores its imaginary part). Masks use t's array module."""
+    i = fnp.arange(shape(t)[-1], like=t)
+    row, col = fnp.expand_dims(i, -1), i
+    strict = ew.greater(row, col) if lower else ew.less(row, col)
+    eye = ew.equal(row, col)
+    part = ew.where(strict, t, 0.0)
+    mirror = _mT(part)
+    if dtype_of(t).kind == "c":
+        return ew.add(ew.add(part, ew.conj(mirror)), ew.where(eye, ew.real(t), 0.0))
+    return ew.add(ew.where(ew.logical_or(strict, eye), t, 0.0), mirror)
 
 
 @la.solve.def_jvp
@@ -79,21 +84,31 @@ def det_jvp(primals, tangents):
 
 @la.slogdet.def_jvp
 def slogdet_jvp(primals, tangents):
-    """The sign is piecewise constant; d log|det a| = tr(a^-1 da)."""
+    """With tau = tr(a^-1 da): d log|det a| = Re tau; the sign (a unit complex number for
+    complex a) turns by i Im tau, and is piecewise constant for real a."""
     a, = primals
     ta, = tangents
     sign, logdet = la.slogdet(a)
-    return (sign, logdet), (None, fit(_trace(la.solve(a, ta)), logdet))
+    tau = _trace(la.solve(a, ta))
+    if dtype_of(a).kind != "c":
+        return (sign, logdet), (None, fit(tau, logdet))
+    turn = ew.multiply(sign, ew.multiply(ew.imag(tau), 1j))
+    return (sign, logdet), (fit(turn, sign), fit(ew.real(tau), logdet))
+
+
+def _mH(a):
+    """The conjugate transpose (the transpose for real a)."""
+    return ew.conj(_mT(a)) if dtype_of(a).kind == "c" else _mT(a)
 
 
 @la.cholesky.def_jvp
 def cholesky_jvp(primals, tangents):
-    """dL = L phi(L^-1 dA L^-T), phi taking the lower triangle with a halved diagonal."""
+    """dL = L phi(L^-1 dA L^-H), phi taking the lower triangle with a halved diagonal."""
     a, = primals
     ta, = tangents
     low = la.cholesky(a)
     sym = _hermitian_from(ta, lower=True)
-    inner = _mT(la.solve(low, _mT(la.solve(low, sym))))       # L^-1 dA L^-T
+    inner = _mH(la.solve(low, _mH(la.solve(low, sym))))       # L^-1 dA L^-H
     n = shape(a)[-1]
     phi = ew.multiply(inner, (np.tri(n) - 0.5 * np.eye(n)).astype(inner.dtype))
     return low, fit(la.matmul(low, phi), low)
@@ -155,8 +170,9 @@ def svd_jvp(primals, tangents, full_matrices=True):
 
 @la.qr.def_jvp
 def qr_jvp(primals, tangents, mode="reduced"):
-    """Reduced QR of a tall (m >= n) matrix: with C = Q^H dA R^-1 and W the antisymmetric part
-    built from C's strict lower triangle, dQ = Q (W - C) + dA R^-1 and dR = (C - W) R."""
+    """Reduced QR of a tall (m >= n) matrix: with C = Q^H dA R^-1 and W the skew-Hermitian
+    part built from C's strict lower triangle (plus i Im diag(C) for complex input, which keeps
+    R's diagonal real, as LAPACK's), dQ = Q (W - C) + dA R^-1 and dR = (C - W) R."""
     a, = primals
     ta, = tangents
     q, r = la.qr(a, mode=mode)
@@ -167,6 +183,8 @@ def qr_jvp(primals, tangents, mode="reduced"):
     c = la.matmul(_mT(ew.conj(q)), da_rinv)
     lower = ew.where(np.tri(n, k=-1, dtype=bool), c, 0.0)
     w = ew.subtract(lower, _mT(ew.conj(lower)))
+    if dtype_of(c).kind == "c":
+        w = ew.add(w, ew.where(fnp.eye(n, dtype=bool, like=c), ew.multiply(ew.imag(c), 1j), 0.0))
     dq = ew.add(la.matmul(q, ew.subtract(w, c)), da_rinv)
     dr = la.matmul(ew.subtract(c, w), r)
     return (q, r), (fit(dq, q), fit(dr, r))

@@ -11,7 +11,9 @@ cotangent, never selects it (Note [special values in derivatives]).
 import math
 
 from ..ops import elementwise as ew
+from ..numpy._util import dtype_of
 from . import partials
+from .jvp_elementwise import unit_phase
 from .vjp_helpers import defvjp
 
 neg, mul, div, sq, sqrt = ew.negative, ew.multiply, ew.divide, ew.square, ew.sqrt
@@ -20,7 +22,8 @@ LN2, LN10 = math.log(2.0), math.log(10.0)
 # -- unary --
 defvjp(ew.negative, lambda g, o, x: neg(g))
 defvjp(ew.positive, lambda g, o, x: g)
-defvjp(ew.abs, lambda g, o, x: mul(g, ew.sign(x)))
+defvjp(ew.abs, lambda g, o, x: mul(g, ew.conj(unit_phase(x)) if dtype_of(x).kind == "c"
+                                    else ew.sign(x)))
 defvjp(ew.exp, lambda g, o, x: mul(g, o))
 defvjp(ew.exp2, lambda g, o, x: mul(g, mul(o, LN2)))
 defvjp(ew.expm1, lambda g, o, x: mul(g, ew.add(o, 1.0)))

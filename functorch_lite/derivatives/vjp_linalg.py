@@ -2,8 +2,10 @@
 
 matmul folds broadcast batch dimensions into one matrix product where one operand is a plain
 matrix (one GEMM, not a batch of products summed afterwards). The factorization rules are the
-standard matrix-calculus results; rules of functions of a symmetric matrix (cholesky, eigh)
-return the symmetrized cotangent, as JAX and PyTorch do.
+standard matrix-calculus results, written as transposes of the jvp rules so that they hold for
+complex input too (docs/autodiff.md, "Complex numbers"); rules of functions of a Hermitian
+matrix (cholesky, eigh) return the Hermitian (for real input, symmetrized) cotangent, as JAX and
+PyTorch do.
 """
 import string
 
@@ -20,6 +22,11 @@ def mT(x):
 
 def _sym(x):
     return ew.multiply(ew.add(x, mT(x)), 0.5)
+
+
+def _herm(x):
+    """(x + x^H) / 2 (for real x, the symmetric part)."""
+    return _sym(x) if x.dtype.kind != "c" else ew.multiply(ew.add(x, ew.conj(mT(x))), 0.5)
 
 
 def _matmul_a(g, out, a, b):
@@ -126,10 +133,18 @@ def _det_vjp(g, out, a):
 
 
 def _slogdet_vjp(ct, primals, out):
-    _, g_logdet = ct
-    if g_logdet is None:
+    """The transpose of slogdet's jvp: tau = tr(a^-1 da) gets the cotangent
+    g_logdet + i Im(g_sign sign) (the sign's part only for complex a), and a gets tau's
+    cotangent times a^-T."""
+    a, = primals
+    g_sign, g_logdet = ct
+    g_tau = g_logdet
+    if g_sign is not None and a.dtype.kind == "c":
+        turn = ew.multiply(ew.imag(ew.multiply(g_sign, out[0])), 1j)
+        g_tau = turn if g_tau is None else ew.add(g_tau, turn)
+    if g_tau is None:
         return (None,)
-    return (ew.multiply(_vec(_vec(g_logdet)), mT(la.inv(primals[0]))),)
+    return (ew.multiply(_vec(_vec(g_tau)), mT(la.inv(a))),)
 
 
 def _phi(x):
@@ -140,12 +155,13 @@ def _phi(x):
 
 
 def _cholesky_vjp(g, out, a):
-    """Ā = sym(L⁻ᵀ Φ(Lᵀ L̄) L⁻¹)."""
+    """Ā = herm(L⁻ᵀ Φ(Lᵀ L̄) conj(L⁻¹)): the transpose of dL = L Φ(L⁻¹ dA L⁻ᴴ)."""
     L = out
     p = _phi(la.matmul(mT(L), g))
     x = la.solve(mT(L), p)                     # L⁻ᵀ Φ
-    x = mT(la.solve(mT(L), mT(x)))             # (L⁻ᵀ Φ) L⁻¹
-    return _sym(x)
+    lh = ew.conj(mT(L)) if L.dtype.kind == "c" else mT(L)
+    x = mT(la.solve(lh, mT(x)))                # (L⁻ᵀ Φ) conj(L⁻¹)
+    return _herm(x)
 
 
 def _off_diagonal_inverse_gaps(w):
@@ -157,7 +173,9 @@ def _off_diagonal_inverse_gaps(w):
 
 
 def _eigh_vjp(ct, primals, out, UPLO="L"):
-    """Ā = V (diag(w̄) + F ∘ (Vᵀ V̄)) Vᵀ, symmetrized."""
+    """Ā = herm(conj(V) (diag(w̄) + F ∘ (Vᵀ V̄)) Vᵀ), the transpose of the jvp
+    (dw = Re diag(Vᴴ dA V), dV = V (F ∘ (Vᴴ dA V))), made Hermitian (symmetric for real a):
+    the derivative along Hermitian directions, as JAX and PyTorch."""
     w, v = out
     gw, gv = ct
     inner = 0.0
@@ -165,11 +183,15 @@ def _eigh_vjp(ct, primals, out, UPLO="L"):
         inner = ew.multiply(_off_diagonal_inverse_gaps(w), la.matmul(mT(v), gv))
     if gw is not None:
         inner = ew.add(inner, ew.multiply(_vec(gw), np.eye(shape_of(w)[-1], dtype=w.dtype)))
-    return (_sym(la.matmul(v, la.matmul(inner, mT(v)))),)
+    left = ew.conj(v) if v.dtype.kind == "c" else v
+    return (_herm(la.matmul(left, la.matmul(inner, mT(v)))),)
 
 
 def _svd_vjp(ct, primals, out, full_matrices=True):
-    """Reduced-SVD cotangent (Townsend 2016); full matrices only for square inputs."""
+    """The transpose of svd's jvp (reduced SVD; full matrices only for square input), step by
+    step. With D = Uᴴ dA V the jvp is ds = Re diag(D), dU = U (F ∘ (DS + (DS)ᴴ) + Sinv ∘
+    (D - Dᴴ) / 2) [+ (I - U Uᴴ) dA V S⁻¹ for m > n], dV = V (F ∘ (SD + (SD)ᴴ)) [+ (I - V Vᴴ)
+    dAᴴ U S⁻¹ for n > m]; each step is transposed in turn (Xᴴ's transpose is Gᴴ)."""
     a = primals[0]
     m, n = shape_of(a)[-2:]
     if full_matrices and m != n:
@@ -177,39 +199,54 @@ def _svd_vjp(ct, primals, out, full_matrices=True):
                                   "not defined; use full_matrices=False")
     u, s, vh = out
     gu, gs, gvh = ct
+    complex_input = u.dtype.kind == "c"
+
+    def H(x):
+        return ew.conj(mT(x)) if complex_input else mT(x)
+
+    def c(x):
+        return ew.conj(x) if complex_input else x
+
     k = min(m, n)
-    eye = np.eye(k, dtype=bool)
+    eye = fnp.eye(k, dtype=bool, like=s)
     s2 = ew.square(s)
     gaps = ew.subtract(fnp.expand_dims(s2, -2), fnp.expand_dims(s2, -1))   # s_j² - s_i²
     f = ew.where(eye, 0.0, ew.reciprocal(ew.where(eye, 1.0, gaps)))
-    v = mT(vh)
-    s_col, s_row = _vec(s), fnp.expand_dims(s, -2)
-    total = 0.0
+    zero = ew.equal(s, 0)
+    s_inv = ew.where(zero, 0.0, ew.reciprocal(ew.where(zero, 1.0, s)))
+    s_col, s_row, s_inv_row = _vec(s), fnp.expand_dims(s, -2), fnp.expand_dims(s_inv, -2)
+    gd = 0.0                                       # the cotangent of D
+    total = 0.0                                    # the parts that reach dA directly
     if gs is not None:
-        total = la.matmul(u, la.matmul(ew.multiply(_vec(gs), np.eye(k, dtype=s.dtype)), vh))
+        gd = ew.where(eye, _vec(gs), 0.0)
     if gu is not None:
-        ut_gu = la.matmul(mT(u), gu)
-        j = ew.multiply(f, ew.subtract(ut_gu, mT(ut_gu)))
-        term = la.matmul(u, la.matmul(ew.multiply(j, s_row), vh))
+        gp = la.matmul(mT(u), gu)
+        fg = ew.multiply(f, gp)
+        gd = ew.add(gd, ew.multiply(ew.add(fg, H(fg)), s_row))
+        sg = ew.multiply(_vec(s_inv), ew.where(eye, gp, 0.0))
+        gd = ew.add(gd, ew.multiply(ew.subtract(sg, H(sg)), 0.5))
         if m > k:
-            proj = ew.subtract(gu, la.matmul(u, ut_gu))
-            term = ew.add(term, la.matmul(ew.divide(proj, s_row), vh))
-        total = ew.add(total, term)
+            ge = ew.multiply(gu, s_inv_row)
+            proj = ew.subtract(ge, la.matmul(c(u), la.matmul(mT(u), ge)))
+            total = la.matmul(proj, c(vh))
     if gvh is not None:
-        gv = mT(gvh)
-        vt_gv = la.matmul(mT(v), gv)
-        kk = ew.multiply(f, ew.subtract(vt_gv, mT(vt_gv)))
-        term = la.matmul(u, la.matmul(ew.multiply(s_col, kk), vh))
+        gdv = H(gvh)
+        v = H(vh)
+        fg = ew.multiply(f, la.matmul(mT(v), gdv))
+        gd = ew.add(gd, ew.multiply(s_col, ew.add(fg, H(fg))))
         if n > k:
-            proj = ew.subtract(gv, la.matmul(v, vt_gv))
-            term = ew.add(term, la.matmul(u, mT(ew.divide(proj, s_row))))
-        total = ew.add(total, term)
-    return (total,)
+            ge = ew.multiply(gdv, s_inv_row)
+            gy = la.matmul(ew.subtract(ge, la.matmul(mT(vh), la.matmul(mT(v), ge))), mT(u))
+            total = ew.add(total, H(gy))
+    if isinstance(gd, float):
+        return (None,) if isinstance(total, float) else (total,)
+    return (ew.add(total, la.matmul(c(u), la.matmul(gd, c(vh)))),)
 
 
 def _qr_vjp(ct, primals, out, mode="reduced"):
-    """Ā = (Q̄ + Q copyltu(M)) R⁻ᵀ with M = R R̄ᵀ - Q̄ᵀ Q (reduced QR of a tall or square
-    matrix)."""
+    """The transpose of qr's jvp, step by step (reduced QR of a tall or square matrix): with
+    M = Qᵀ Q̄ - R̄ Rᵀ, C's cotangent is C̄ = tril(M - Mᴴ, -1) - M (+ i Im diag(M) for complex
+    input) and Ā = (Q̄ + conj(Q) C̄) R⁻ᵀ."""
     a = primals[0]
     m, n = shape_of(a)[-2:]
     if m < n:
@@ -220,10 +257,14 @@ def _qr_vjp(ct, primals, out, mode="reduced"):
         gq = fnp.zeros(shape_of(q), dtype=q.dtype)
     if gr is None:
         gr = fnp.zeros(shape_of(r), dtype=r.dtype)
-    mm = ew.subtract(la.matmul(r, mT(gr)), la.matmul(mT(gq), q))
-    low = fnp.tril(mm, -1)
-    copyltu = ew.add(ew.add(low, mT(low)), ew.multiply(mm, np.eye(n, dtype=mm.dtype)))
-    b = ew.add(gq, la.matmul(q, copyltu))
+    mm = ew.subtract(la.matmul(mT(q), gq), la.matmul(gr, mT(r)))
+    complex_input = q.dtype.kind == "c"
+    skew = ew.subtract(mm, ew.conj(mT(mm)) if complex_input else mT(mm))
+    gc = ew.subtract(fnp.tril(skew, -1), mm)
+    if complex_input:
+        diag_turn = ew.where(fnp.eye(n, dtype=bool, like=q), ew.multiply(ew.imag(mm), 1j), 0.0)
+        gc = ew.add(gc, diag_turn)
+    b = ew.add(gq, la.matmul(ew.conj(q) if complex_input else q, gc))
     return (mT(la.solve(r, mT(b))),)     # B R⁻ᵀ = (R⁻¹ Bᵀ)ᵀ
 
 

@@ -11,7 +11,8 @@ from ..ops.elementwise import (  # noqa: F401  (primitives with NumPy's own sign
     fmax, fmin, arctan2, hypot, logaddexp, logaddexp2, copysign, equal, not_equal, less,
     less_equal, greater, greater_equal, logical_and, logical_or, logical_xor)
 from ._elementwise import (  # noqa: F401
-    float_power, clip, where, round, around, astype, true_divide, mod, absolute, conjugate)
+    float_power, clip, where, round, around, astype, true_divide, mod, absolute, conjugate,
+    angle)
 from ._reductions import (  # noqa: F401
     sum, prod, max, min, amax, amin, argmax, argmin, all, any, cumsum, cumprod, mean, var, std,
     sort, argsort)
@@ -29,12 +30,12 @@ from ._util import shape, ndim, size  # noqa: F401
 from ._statistics import (  # noqa: F401
     average, ptp, median, quantile, percentile, nansum, nanmean, nanmax, nanmin)
 from ._matrices import diag, diagflat, kron, cross, diff, fmod  # noqa: F401
-from . import linalg  # noqa: F401
+from . import linalg, fft  # noqa: F401
 from . import lib  # noqa: F401
 from numpy import pi, e, inf, nan, newaxis, float16, float32, float64, complex64, complex128, \
     int8, int16, int32, int64, uint8, bool_, dtype, finfo, iinfo  # noqa: F401
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in {
-    "linalg", "lib", "pi", "e", "inf", "nan", "newaxis", "float16", "float32", "float64",
+    "linalg", "lib", "fft", "pi", "e", "inf", "nan", "newaxis", "float16", "float32", "float64",
     "complex64", "complex128", "int8", "int16", "int32", "int64", "uint8", "bool_", "dtype", "finfo",
     "iinfo", "getitem", "at", "add_along_axis"}]

@@ -58,3 +58,10 @@ mod = ew.remainder
 absolute = ew.abs
 conjugate = ew.conj
 around = round
+
+
+def angle(z, deg=False):
+    """The argument of z in (-pi, pi] (degrees with deg=True), as numpy.angle: the composite
+    arctan2(imag z, real z), so its derivative Im(conj(z) dz) / |z|^2 comes from the rules."""
+    a = ew.arctan2(ew.imag(z), ew.real(z))
+    return ew.multiply(a, 180.0 / np.pi) if deg else a

@@ -29,6 +29,8 @@ def _function_table():
         if callable(theirs) and not isinstance(theirs, type):
             table[theirs] = getattr(fnp.linalg, name)
     table[np.lib.stride_tricks.sliding_window_view] = fnp.lib.stride_tricks.sliding_window_view
+    for name in fnp.fft.__all__:
+        table[getattr(np.fft, name)] = getattr(fnp.fft, name)
     return table
 
 

@@ -2,7 +2,7 @@
 from .passthrough import PassThroughInterpreter, PassThroughTensor, passthrough  # noqa: F401
 from .jvp_checks import (  # noqa: F401
     check_jvp, check_transpose, float_leaf_function, float_outputs, numerical_jvp,
-    random_tangents)
+    random_tangents, real_outputs)
 from .vmap_checks import check_vmap, loop_reference  # noqa: F401
 from .grad_checks import check_grad_transpose, gradcheck, numerical_jacobian  # noqa: F401
 from .checks import assert_close, assert_matches_reference, default_tolerance  # noqa: F401

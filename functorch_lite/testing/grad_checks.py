@@ -4,29 +4,27 @@
 compares it with the finite-difference gradient of the scalar <u, f(x)>: element by element
 for small inputs, and along random directions v (the dot-product identity
 <J^T u, v> == d/de <u, f(x + e v)>) for large ones. `check_grad_transpose` is that identity
-alone. Only floating-point leaves are perturbed; integer leaves are left as they are.
+alone. Only floating-point and complex leaves are perturbed; integer leaves are left as they
+are. The pairing is <a, b> = Re sum(a * b) (bilinear, no conjugation), so for a complex leaf
+the expected J^T u is d/dx - i d/dy of <u, f> (JAX's convention, docs/autodiff.md).
 On failure they raise AssertionError naming the leaf and element.
 """
 import numpy as np
 import optree
 
-_EPS = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-3, np.dtype(np.float16): 1e-2}
+from .jvp_checks import _EPS, random_like as _random_like, real_pairing, wide
 
 
 def _is_float(x):
-    return isinstance(x, np.ndarray) and x.dtype.kind == "f"
-
-
-def _random_like(x, rng):
-    return rng.standard_normal(np.shape(x)).astype(np.asarray(x).dtype)
+    return isinstance(x, np.ndarray) and x.dtype.kind in "fc"
 
 
 def _pairing(u_leaves, out):
-    """<u, out> in float64 over the floating output leaves."""
+    """<u, out> = Re sum(u * out) in double precision over the floating output leaves."""
     total = 0.0
     for u, o in zip(u_leaves, optree.tree_leaves(out)):
         if u is not None:
-            total += float(np.sum(np.asarray(u, np.float64) * np.asarray(o, np.float64)))
+            total += real_pairing(u, o)
     return total
 
 
@@ -34,7 +32,7 @@ def _cotangents(f, args, rng):
     """(out, random u leaves (None for non-float outputs), u as a pytree like out)."""
     out = f(*args)
     leaves, spec = optree.tree_flatten(out)
-    u = [_random_like(o, rng) if np.asarray(o).dtype.kind == "f" else None for o in leaves]
+    u = [_random_like(o, rng) if np.asarray(o).dtype.kind in "fc" else None for o in leaves]
     u_tree = spec.unflatten([np.zeros(np.shape(o), np.asarray(o).dtype) if v is None else v
                              for v, o in zip(u, leaves)])
     return out, u, u_tree
@@ -62,7 +60,7 @@ def _eps_for_call(leaves, out):
     """A step suited to the lowest precision among the float inputs and outputs."""
     dts = [x.dtype for x in leaves if _is_float(x)]
     dts += [np.asarray(o).dtype for o in optree.tree_leaves(out)
-            if np.asarray(o).dtype.kind == "f"]
+            if np.asarray(o).dtype.kind in "fc"]
     return max((_EPS.get(np.dtype(d), 1e-6) for d in dts), default=1e-6)
 
 
@@ -85,31 +83,34 @@ def gradcheck(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None, max_elements
 
     def shifted(k, delta):
         new = list(leaves)
-        new[k] = (leaves[k].astype(np.float64) + delta).astype(leaves[k].dtype)
+        new[k] = (wide(leaves[k]) + delta).astype(leaves[k].dtype)
         return new
 
     for k, x in enumerate(leaves):
         if not _is_float(x):
             continue
-        g = np.asarray(got[k], np.float64)
+        g = wide(got[k])
         if g.shape != x.shape:
             raise AssertionError(f"gradcheck: cotangent of leaf {k} has shape {g.shape}, the "
                                  f"input has {x.shape}")
         if np.asarray(got[k]).dtype != x.dtype:
             raise AssertionError(f"gradcheck: cotangent of leaf {k} has dtype "
                                  f"{np.asarray(got[k]).dtype}, the input has {x.dtype}")
+        steps = (1.0, 1j) if x.dtype.kind == "c" else (1.0,)
         if x.size <= max_elements:
-            num = np.zeros(x.shape)
+            num = np.zeros(x.shape, g.dtype)
             for i in np.ndindex(x.shape):
-                e = np.zeros(x.shape)
-                e[i] = eps
-                num[i] = (phi(shifted(k, e)) - phi(shifted(k, -e))) / (2 * eps)
+                for step in steps:  # d/dx - i d/dy: the real and the imaginary direction
+                    e = np.zeros(x.shape, g.dtype)
+                    e[i] = eps * step
+                    d = (phi(shifted(k, e)) - phi(shifted(k, -e))) / (2 * eps)
+                    num[i] += d if step == 1.0 else -1j * d
             _assert_close(g, num, rtol, atol, f"gradcheck leaf {k}")
         else:
             for _ in range(directions):
-                v = rng.standard_normal(x.shape)
+                v = _random_like(wide(x), rng)
                 num = (phi(shifted(k, eps * v)) - phi(shifted(k, -eps * v))) / (2 * eps)
-                _assert_close(np.sum(g * v), num, rtol, atol,
+                _assert_close(real_pairing(g, v), num, rtol, atol,
                               f"gradcheck leaf {k} along a random direction")
     return got
 
@@ -123,13 +124,12 @@ def check_grad_transpose(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None):
     out, u, u_tree = _cotangents(f, args, rng)
     eps = eps or _eps_for_call(leaves, out)
     got = _vjp_leaves(f, args, u_tree)
-    vs = [rng.standard_normal(x.shape) if _is_float(x) else None for x in leaves]
-    lhs = sum(float(np.sum(np.asarray(g, np.float64) * v)) for g, v in zip(got, vs)
-              if v is not None and g is not None)
+    vs = [_random_like(wide(x), rng) if _is_float(x) else None for x in leaves]
+    lhs = sum(real_pairing(g, v) for g, v in zip(got, vs) if v is not None and g is not None)
 
     def moved(sign):
         return spec.unflatten([x if v is None else
-                               (x.astype(np.float64) + sign * eps * v).astype(x.dtype)
+                               (wide(x) + sign * eps * v).astype(x.dtype)
                                for x, v in zip(leaves, vs)])
     rhs = (_pairing(u, f(*moved(1))) - _pairing(u, f(*moved(-1)))) / (2 * eps)
     _assert_close(lhs, rhs, rtol, atol, "<J^T u, v> vs finite differences")
@@ -138,7 +138,8 @@ def check_grad_transpose(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None):
 
 def numerical_jacobian(f, args, *, eps=None):
     """The Jacobian of f at args by central differences, as a list over f's output leaves of
-    lists over the argument leaves; each block has shape out.shape + in.shape (float64)."""
+    lists over the argument leaves; each block has shape out.shape + in.shape (float64).
+    Real leaves only: a complex input or output is an error (compare with vjp or jvp)."""
     args = tuple(args)
     leaves, spec = optree.tree_flatten(args)
     outs = [np.asarray(o) for o in optree.tree_leaves(f(*args))]
@@ -147,6 +148,9 @@ def numerical_jacobian(f, args, *, eps=None):
     for k, x in enumerate(leaves):
         if not _is_float(x):
             continue
+        if x.dtype.kind == "c" or any(o.dtype.kind == "c" for o in outs):
+            raise TypeError("numerical_jacobian: complex inputs and outputs are not supported; "
+                            "check complex functions with gradcheck or check_transpose")
         for i in np.ndindex(x.shape):
             new_p, new_m = list(leaves), list(leaves)
             xp = x.astype(np.float64).copy()
@@ -163,8 +167,7 @@ def numerical_jacobian(f, args, *, eps=None):
 
 
 def _assert_close(actual, expected, rtol, atol, what):
-    actual = np.asarray(actual, np.float64)
-    expected = np.asarray(expected, np.float64)
+    actual, expected = wide(actual), wide(expected)
     if not np.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True):
         err = np.abs(actual - expected)
         i = np.unravel_index(np.nanargmax(err), err.shape) if err.ndim else ()

@@ -1,15 +1,20 @@
 """Public checks of forward mode: jvp against central finite differences, and the transpose
 identity <u, J v> == <J^T u, v> between jvp and vjp (autograd's `check_grads` oracle).
 
-Both take `f` and a tuple of primals (pytrees of arrays); only the floating-point leaves are
-perturbed. Random directions come from `rng` (a numpy Generator) unless given. On failure they
+Both take `f` and a tuple of primals (pytrees of arrays); only the floating-point and complex
+leaves are perturbed (complex ones along random complex directions, so both the real and the
+imaginary part move). The pairing is bilinear and takes the real part, <a, b> = Re sum(a * b)
+with no conjugation: with it, vjp is the transpose of jvp also for non-holomorphic functions
+(the convention of docs/autodiff.md, "Complex numbers"). Random directions come from `rng` (a numpy Generator) unless given. On failure they
 raise AssertionError with the largest error and where it is.
 """
 import numpy as np
 import optree
 
-_EPS = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-3, np.dtype(np.float16): 1e-2}
-_LOOSEST = {np.dtype(np.float32): (1e-3, 1e-4), np.dtype(np.float16): (1e-2, 1e-2)}
+_EPS = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-3, np.dtype(np.float16): 1e-2,
+        np.dtype(np.complex128): 1e-6, np.dtype(np.complex64): 1e-3}
+_LOOSEST = {np.dtype(np.float32): (1e-3, 1e-4), np.dtype(np.float16): (1e-2, 1e-2),
+            np.dtype(np.complex64): (1e-3, 1e-4)}
 """Tolerances never tighter than these for a value of low precision (the finite differences
 themselves are no better)."""
 
@@ -18,18 +23,39 @@ def _float_leaf(x):
     return isinstance(x, np.ndarray) and x.dtype.kind in "fc"
 
 
+def random_like(x, rng):
+    """A standard normal array of x's shape and dtype (complex: normal real and imaginary
+    parts)."""
+    x = np.asarray(x)
+    r = rng.standard_normal(x.shape)
+    if x.dtype.kind == "c":
+        r = r + 1j * rng.standard_normal(x.shape)
+    return np.asarray(r).astype(x.dtype)
+
+
+def wide(x):
+    """x in float64, or complex128 for a complex x: the precision finite differences use."""
+    x = np.asarray(x)
+    return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
+
+
+def real_pairing(a, b):
+    """Re sum(a * b) in double precision: the bilinear pairing of the transpose identity."""
+    return float(np.real(np.sum(wide(a) * wide(b))))
+
+
 def random_tangents(primals, rng):
-    """Random tangents shaped like primals: standard normal for float leaves, None elsewhere."""
-    return optree.tree_map(
-        lambda x: rng.standard_normal(x.shape).astype(x.dtype) if _float_leaf(x) else None,
-        tuple(primals))
+    """Random tangents shaped like primals: standard normal for float and complex leaves, None
+    elsewhere."""
+    return optree.tree_map(lambda x: random_like(x, rng) if _float_leaf(x) else None,
+                           tuple(primals))
 
 
 def _axpy(primals, tangents, eps):
     def step(p, t):
         if t is None or not _float_leaf(p):
             return p
-        return (p.astype(np.float64) + eps * np.asarray(t, np.float64)).astype(p.dtype)
+        return (wide(p) + eps * wide(t)).astype(p.dtype)
     return optree.tree_map(step, tuple(primals), tuple(tangents), none_is_leaf=True)
 
 
@@ -58,8 +84,8 @@ def numerical_jvp(f, primals, tangents, eps=None):
         eps = max((_EPS.get(np.dtype(d), 1e-6) for d in dts), default=1e-6)
     plus = _float_out_leaves(f(*_axpy(primals, tangents, eps)))
     minus = _float_out_leaves(f(*_axpy(primals, tangents, -eps)))
-    return [(a.astype(np.float64) - b.astype(np.float64)) / (2 * eps)
-            if a.dtype.kind in "fc" else None for a, b in zip(plus, minus)]
+    return [(wide(a) - wide(b)) / (2 * eps) if a.dtype.kind in "fc" else None
+            for a, b in zip(plus, minus)]
 
 
 def _assert_close(actual, expected, rtol, atol, what):
@@ -94,12 +120,9 @@ def check_jvp(f, primals, tangents=None, *, rng=None, rtol=1e-5, atol=1e-7, eps=
     return out, t_out
 
 
-def _vdot(a, b):
-    return float(np.sum(np.asarray(a, np.float64) * np.asarray(b, np.float64)))
-
-
 def check_transpose(f, primals, *, rng=None, rtol=1e-6, atol=1e-9):
-    """<u, J v> (by jvp) == <J^T u, v> (by vjp) for random u, v. Returns the two numbers."""
+    """<u, J v> (by jvp) == <J^T u, v> (by vjp) for random u, v, with <a, b> = Re sum(a * b).
+    Returns the two numbers."""
     from ..transforms.forward import jvp
     from ..transforms.reverse import vjp
     rng = rng or np.random.default_rng(0)
@@ -107,16 +130,16 @@ def check_transpose(f, primals, *, rng=None, rtol=1e-6, atol=1e-9):
     v = random_tangents(primals, rng)
     out, jv = jvp(f, primals, v)
     out_leaves, out_def = optree.tree_flatten(out)
-    u_leaves = [rng.standard_normal(np.shape(o)).astype(np.asarray(o).dtype)
-                if np.asarray(o).dtype.kind in "fc" else None for o in out_leaves]
+    u_leaves = [random_like(o, rng) if np.asarray(o).dtype.kind in "fc" else None
+                for o in out_leaves]
     _, vjp_fn = vjp(f, *primals)
     u = out_def.unflatten([np.zeros(np.shape(o), np.asarray(o).dtype) if uu is None else uu
                            for uu, o in zip(u_leaves, out_leaves)])
     jtu = vjp_fn(u)
-    lhs = sum(_vdot(uu, j) for uu, j in zip(u_leaves, optree.tree_leaves(jv)) if uu is not None)
+    lhs = sum(real_pairing(uu, j) for uu, j in zip(u_leaves, optree.tree_leaves(jv)) if uu is not None)
     pairs = zip(optree.tree_leaves(tuple(jtu), none_is_leaf=True),
                 optree.tree_leaves(v, none_is_leaf=True))
-    rhs = sum(_vdot(g, vv) for g, vv in pairs if vv is not None and g is not None)
+    rhs = sum(real_pairing(g, vv) for g, vv in pairs if vv is not None and g is not None)
     rtol, atol = _low_precision(_dtypes(primals) + _dtypes(out), rtol, atol)
     scale = max(1.0, abs(lhs), abs(rhs))
     if not abs(lhs - rhs) <= atol + rtol * scale:
@@ -130,6 +153,19 @@ def float_outputs(f):
     tangents and no cotangents, so derivative comparisons leave them out)."""
     def g(*xs):
         return tuple(o for o in optree.tree_leaves(f(*xs)) if np.dtype(o.dtype).kind in "fc")
+    return g
+
+
+def real_outputs(f):
+    """f with each complex output leaf replaced by its real and imaginary parts, as a tuple: a
+    real function of the same inputs, for checks that need real outputs (jacrev, hessian)."""
+    from ..ops.elementwise import imag, real
+
+    def g(*xs):
+        out = []
+        for o in optree.tree_leaves(f(*xs)):
+            out += [real(o), imag(o)] if np.dtype(o.dtype).kind == "c" else [o]
+        return tuple(out)
     return g
 
 

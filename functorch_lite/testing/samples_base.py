@@ -48,7 +48,8 @@ class Sample:
         return fn(*args, **self.kwargs)
 
 
-_DEFAULT_TOL = {np.dtype(np.float16): (1e-3, 1e-3), F32: (1e-5, 1e-6), F64: (1e-7, 1e-10)}
+_DEFAULT_TOL = {np.dtype(np.float16): (1e-3, 1e-3), F32: (1e-5, 1e-6), F64: (1e-7, 1e-10),
+                np.dtype(np.complex64): (1e-5, 1e-6), np.dtype(np.complex128): (1e-7, 1e-10)}
 
 
 @dataclasses.dataclass

@@ -149,17 +149,20 @@ def _norm_samples(r):
             S(a(4, dtype=F32))] + _matrix_norm_samples(r)
 
 
-def _sym(xp_swap):
-    return lambda a: (a + xp_swap(a, -1, -2)) / 2
+def _sym(ns):
+    """(a + a^H) / 2: the Hermitian (for real a, symmetric) part."""
+    return lambda a: (a + ns.conj(ns.swapaxes(a, -1, -2))) / 2
 
 
-_fsym, _nsym = _sym(fnp.swapaxes), _sym(np.swapaxes)
+_fsym, _nsym = _sym(fnp), _sym(np)
 
 
-def _eigh_invariant(eigh, sym):
+def _eigh_invariant(ns):
+    """eigh of the Hermitian part, returning (eigenvalues, v * conj(v)): eigenvectors are
+    defined up to a sign (a phase for complex input), their squared moduli are not."""
     def fn(a, UPLO="L"):
-        w, v = eigh(sym(a), UPLO)
-        return w, v * v
+        w, v = ns.linalg.eigh(_sym(ns)(a), UPLO)
+        return w, v * ns.conj(v)
     return fn
 
 
@@ -169,7 +172,7 @@ def _svd_invariant(svd):
         if not compute_uv:
             return out
         u, s, vh = out
-        return s, u * u, vh * vh
+        return s, u * u.conj(), vh * vh.conj()   # invariant under the phase of each pair
     return fn
 
 
@@ -187,11 +190,10 @@ LINALG = [
     _linalg("slogdet", fnp.linalg.slogdet, np.linalg.slogdet, _square),
     _linalg("cholesky", lambda a, **kw: fnp.linalg.cholesky(_fsym(a), **kw),
             lambda a, **kw: np.linalg.cholesky(_nsym(a), **kw), _spd_samples({"upper": True}),
-            doc="fn symmetrizes its input ((a + a^T)/2) so derivatives stay symmetric"),
-    _linalg("eigh", _eigh_invariant(fnp.linalg.eigh, _fsym),
-            _eigh_invariant(np.linalg.eigh, _nsym), _eigh_samples,
-            doc="fn symmetrizes its input and returns (eigenvalues, v * v): eigenvectors are "
-                "defined up to sign, their elementwise squares are not"),
+            doc="fn takes the Hermitian part ((a + a^H)/2) so derivatives stay symmetric"),
+    _linalg("eigh", _eigh_invariant(fnp), _eigh_invariant(np), _eigh_samples,
+            doc="fn takes the Hermitian part of its input and returns (eigenvalues, "
+                "v * conj(v)): eigenvectors are defined up to a sign or phase, those are not"),
     _linalg("eigvalsh", lambda a, UPLO="L": fnp.linalg.eigvalsh(_fsym(a), UPLO),
             lambda a, UPLO="L": np.linalg.eigvalsh(_nsym(a), UPLO), _eigh_samples,
             doc="fn symmetrizes its input"),

@@ -74,6 +74,8 @@ def jacrev(f, argnums=0, has_aux=False, chunk_size=None):
         out, vjp_fn = res[0], res[1]
         out_leaves, out_spec = optree.tree_flatten(out)
         out_leaves = [o if hasattr(o, "shape") else np.asarray(o) for o in out_leaves]
+        _refuse_complex(out_leaves, "jacrev", "output", "use vjp, or jacrev of the real and "
+                        "imaginary parts (as JAX without holomorphic=True)")
         basis, sizes, total = _standard_basis(out_leaves)
         if total == 0:
             rows = vjp_fn(optree.tree_unflatten(out_spec, [fnp.zeros_like(o)
@@ -86,6 +88,15 @@ def jacrev(f, argnums=0, has_aux=False, chunk_size=None):
         return (jac, res[2]) if has_aux else jac
     jacrev_f.__name__ = f"jacrev({getattr(f, '__name__', 'f')})"
     return jacrev_f
+
+
+def _refuse_complex(leaves, transform, what, advice):
+    """A complex Jacobian is not one real matrix under the library's convention (vjp is the
+    transpose of a real-linear map, docs/autodiff.md): refuse it, naming the leaf."""
+    for k, x in enumerate(leaves):
+        if np.dtype(x.dtype).kind == "c":
+            raise TypeError(f"{transform}: {what} leaf {k} is complex ({x.dtype}); {transform} "
+                            f"needs real {what}s: {advice}")
 
 
 def hessian(f, argnums=0):
@@ -144,6 +155,9 @@ def jacfwd(f, argnums=0, has_aux=False):
     def jacfwd_f(*args, **kwargs):
         nums, is_tuple = normalize_argnums(argnums, len(args), "jacfwd")
         leaves, spec = flatten_diff_args(args, nums, "jacfwd")
+        _refuse_complex(leaves, "jacfwd", "input", "use jvp along the real and the imaginary "
+                        "directions, or jacrev for a real output (as JAX without "
+                        "holomorphic=True)")
         selected = optree.tree_unflatten(spec, leaves)
 
         def pushforward(*basis_leaves):
