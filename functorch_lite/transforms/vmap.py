@@ -225,8 +225,8 @@ def _one_spelling(torch_value, jax_value, torch_name, jax_name):
     """The dims given under either spelling (default 0); both given is a TypeError."""
     if torch_value is not _MISSING and jax_value is not _MISSING:
         raise TypeError(f"vmap: got both {torch_name}={torch_value!r} and "
-                        f"{jax_name}={jax_value!r}; they are two spellings of one argument, "
-                        "give only one")
+                        f"{jax_name}={jax_value!r}; they are two spellings of one argument: "
+                        "give one, not both")
     if torch_value is not _MISSING:
         return torch_value
     return 0 if jax_value is _MISSING else jax_value
