@@ -127,3 +127,31 @@ def test_jacobians_with_size_zero_inputs_or_outputs(shape_in, shape_out):
 def test_issue_examples_over_an_empty_batch(fn, shape):
     got = ft.vmap(fn)(np.zeros((0, 2, 3)))
     assert got.shape == shape
+
+
+def test_loop_fallback_over_an_empty_batch():
+    """An op with no batching rule over 0 examples: shapes and dtypes from a stand-in example,
+    under grad too; an op that cannot run on the stand-in names itself in the error."""
+    import warnings
+    from functorch_lite.batching_rules.fallback import PerformanceWarning
+
+    import functorch_lite.numpy as fnp
+
+    def head_kernel(xp, x, k):
+        return x[..., :k] * 2.0, (x[..., :1] > 0)
+
+    op = ft.defop("test_size_zero_head", head_kernel, multiple_results=True)
+    op.def_vjp(lambda ct, primals, out, k: (
+        fnp.concatenate([ct[0] * 2.0, fnp.zeros_like(primals[0][..., k:])], axis=-1),))
+    x = np.zeros((0, 5), dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PerformanceWarning)
+        a, b = ft.vmap(lambda x: op(x, k=3))(x)
+        assert (a.shape, a.dtype, b.shape, b.dtype) == ((0, 3), np.float32, (0, 1), np.bool_)
+        a, b = ft.vmap(lambda x: op(x, k=3), in_dims=1)(np.zeros((2, 0, 5)))
+        assert a.shape == (0, 2, 3) and b.shape == (0, 2, 1)
+        g = ft.grad(lambda x: ft.vmap(lambda r: op(r, k=2)[0])(x).sum())(np.zeros((0, 4)))
+        assert g.shape == (0, 4)
+        picky = ft.defop("test_size_zero_picky", lambda xp, x: xp.linalg.cholesky(x))
+        with pytest.raises(ValueError, match="test_size_zero_picky.*empty batch"):
+            ft.vmap(picky)(np.zeros((0, 2, 2)))
