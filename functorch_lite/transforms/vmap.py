@@ -99,7 +99,9 @@ class VmapInterpreter(Interpreter):
             else:
                 out, out_bdim = rule(values, tuple(bdims), **params)
             if not op.multiple_results:
-                return self._wrap(out, out_bdim)
+                if out_bdim is None:
+                    return self.unbatched(out)
+                return BatchedTensor(out, out_bdim, self)
         except (VmapShapeError, VmapIndexError) as err:
             raise self._shape_error(type(err), op, args, err.kernel_message) from err
         except ValueError as err:
