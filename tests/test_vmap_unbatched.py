@@ -2,6 +2,7 @@
 np.* calls work on them as on batched ones (Note [unbatched values of the level])."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
@@ -66,6 +67,15 @@ def test_unbatched_argument_is_a_value_of_the_level_and_scalars_stay_scalars():
     assert isinstance(seen["table"], ft.Tensor)
     assert seen["shape"] == TABLE.shape
     assert type(seen["s"]) is float
+
+
+def test_array_keyword_arguments_are_unbatched_values_of_the_level():
+    def f(i, *, table, scale):
+        assert isinstance(table, ft.Tensor) and type(scale) is float
+        return table.at[i].multiply(scale)[i] + np.take(table, i, axis=0)
+
+    got = ft.vmap(f)(IDX, table=TABLE, scale=3.0)
+    np.testing.assert_allclose(got, 4.0 * TABLE[IDX])
 
 
 def test_python_control_flow_and_conversion_on_unbatched_values():
@@ -173,3 +183,44 @@ def test_both_spellings_of_dims_is_a_type_error(kwargs, names):
         ft.vmap(fnp.sin, **kwargs)
     for name in names:
         assert name in str(info.value)
+
+
+OPS = {
+    "getitem": lambda t, i, v: t[i],
+    "take": lambda t, i, v: np.take(t, i, axis=-1),
+    "at_add": lambda t, i, v: t.at[i].add(v),
+    "at_set": lambda t, i, v: t.at[..., i].set(v),
+    "method_chain": lambda t, i, v: (t * v).T[i % t.shape[-1]] + t.mean(),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3),
+       batch=st.integers(0, 3), op=st.sampled_from(sorted(OPS)), nested=st.booleans(),
+       seed=st.integers(0, 2 ** 16))
+def test_unbatched_table_against_loop(shape, batch, op, nested, seed):
+    """An unbatched table used with a batched index and a batched value, in one vmap or as the
+    unbatched argument of both levels of two, against a loop over the examples."""
+    rng = np.random.default_rng(seed)
+    fn = OPS[op]
+    table = rng.standard_normal(shape)
+    high = shape[-1] if op in ("take", "at_set") else shape[0]
+    idx = rng.integers(0, high, size=(2, batch) if nested else (batch,))
+    vals = rng.standard_normal(idx.shape)
+
+    def one_example(t, i, v):  # a vmap of size 1 with nothing batched runs the plain kernels
+        return ft.vmap(fn, in_dims=None, axis_size=1)(t, i, v)[0]
+
+    def loop(t, i, v):
+        return np.stack([one_example(t, ii, vv) for ii, vv in zip(i, v)]) if len(i) else None
+
+    if nested:
+        got = ft.vmap(ft.vmap(fn, in_dims=(None, 0, 0)), in_dims=(None, 0, 0))(table, idx, vals)
+        expected = np.stack([loop(table, i, v) for i, v in zip(idx, vals)]) if batch else None
+    else:
+        got = ft.vmap(fn, in_dims=(None, 0, 0))(table, idx, vals)
+        expected = loop(table, idx, vals)
+    one = one_example(table, 0, 1.0)
+    assert got.shape == idx.shape + one.shape
+    if expected is not None:
+        np.testing.assert_allclose(got, expected)

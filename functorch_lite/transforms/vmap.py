@@ -196,8 +196,9 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
 
     in_dims (default 0): int, None, or a pytree prefix of the positional arguments (a tuple with
     one entry per argument); negative dims count from the end. Keyword arguments are never
-    batched. Array arguments with in_dim None are values of the vmap level too (indexing, `.at`
-    and np.* work on them as on batched ones); Python scalars stay Python scalars.
+    batched. Array arguments with in_dim None and array keyword arguments are values of the
+    vmap level too (indexing, `.at` and np.* work on them as on batched ones); Python scalars
+    stay Python scalars.
     out_dims (default 0): int, None (for outputs that are not batched) or a pytree prefix of the
     outputs. axis_size: the batch size when no input is batched. chunk_size: run the batch in
     chunks of this many examples and concatenate (saves memory; same result).
@@ -330,6 +331,8 @@ def _run(func, kwargs, leaves, dims, rebuild, size, out_dims):
         wrapped = [interp.unbatched(leaf) if dim is None else
                    BatchedTensor(leaf, dim % len(leaf.shape), interp)
                    for leaf, dim in zip(leaves, dims)]
+        if kwargs:  # never batched, but values of the level as well
+            kwargs = optree.tree_map(interp.unbatched, kwargs)
         out = func(*rebuild(wrapped), **kwargs)
     return _unwrap_outputs(out, out_dims, interp, size)
 
