@@ -9,7 +9,7 @@ np.average has no entry: NumPy itself divides by zero on any empty operand.
 """
 import numpy as np
 
-from .samples_base import F64, I64, S, array, spd, unique_names
+from .samples_base import F64, I64, S, array, spd, unique_names, well_conditioned
 
 
 def _a(rng, *shape, dtype=F64):
@@ -23,6 +23,12 @@ def _idx(*shape, high=3):
 def _reduce_rows(r):
     """Reductions over the non-empty axes of (0, 3) and (2, 0, 3) operands."""
     return [S(_a(r, 0, 3), axis=1), S(_a(r, 2, 0, 3), axis=-1), S(_a(r, 2, 0, 3), axis=(0, 2))]
+
+
+def _at_empty(r):
+    """Updates at no index, and updates of an operand with an empty dim."""
+    return [S(_a(r, 4, 3), _idx(0), _a(r, 0, 3)), S(_a(r, 0, 3), (slice(None), 1), _a(r, 0)),
+            S(_a(r, 2, 0), 1, _a(r, 0))]
 
 
 def _matrices(r):
@@ -101,6 +107,12 @@ SAMPLES = {
     "linalg.vecdot": lambda r: [S(_a(r, 0, 3), _a(r, 0, 3)), S(_a(r, 2, 0), _a(r, 0))],
     "linalg.matrix_power": lambda r: [S(_a(r, 0, 3, 3), 2), S(np.zeros((0, 0)), 3)],
     "linalg.pinv": lambda r: [S(_a(r, 0, 3, 2))],
+    "linalg.lstsq": lambda r: [S(well_conditioned(r, 3), _a(r, 3, 0))],
+    "getitem": lambda r: [S(_a(r, 4, 3), _idx(0)), S(_a(r, 4, 3), (slice(None), _idx(0, 2))),
+                          S(_a(r, 0, 3), (slice(None), 1))],
+    "at_set": lambda r: _at_empty(r),
+    "at_add": lambda r: _at_empty(r),
+    "at_multiply": lambda r: _at_empty(r),
     # ops whose entries have size-0 samples already, with the shapes the fuzz found
     "reshape": lambda r: [S(_a(r, 0, 3), (-1,)), S(_a(r, 2, 0), (3, 0, 2)),
                           S(_a(r, 4, 0), (2, -1, 3))],
