@@ -4,18 +4,19 @@ Each vmap call pushes a VmapInterpreter (one level, see Note [levels and escaped
 interpreter.py) and wraps every array input leaf in a BatchedTensor(value, bdim): `value` is
 the next level down (a raw array or a lower-level wrapper) and `bdim` the position of the batch
 dim in it. The wrapper reports the *logical* shape (value.shape without bdim), so the user's code
-sees one example.
+sees one example. An op reaching the interpreter is answered by the op's batching rule
+(`op.rules["batch"]`), which calls library ops on the unwrapped values, or, when the op has
+none, by the loop fallback (batching_rules/fallback.py).
 
 Note [unbatched values of the level]
 ------------------------------------
-An argument with in_dim None is wrapped too, with bdim None (as every argument of a JAX vmap is a
-JAX array): NumPy's own ndarray.__getitem__ or np.take would otherwise meet a batched index and
-fail, and a raw array has no `.at`. An op whose operands of this level are all unbatched runs one
-level down and its result is wrapped again with bdim None, so values computed from unbatched
-arguments stay values of the level. Such a value holds one value for every example, so it may be
-concretized (Python control flow on it works). Python scalars are never wrapped. An op reaching the interpreter is answered by the op's batching rule
-(`op.rules["batch"]`), which calls library ops on the unwrapped values, or, when the op has
-none, by the loop fallback (batching_rules/fallback.py).
+An argument with in_dim None (and an array keyword argument) is wrapped too, with bdim None, as
+every argument of a JAX vmap is a JAX array: NumPy's own ndarray.__getitem__ or np.take would
+otherwise meet a batched index and fail, and a raw array has no `.at`. An op whose operands of
+this level are all unbatched runs one level down and its result is wrapped again with bdim None,
+so values computed from unbatched arguments stay values of the level; batching rules only ever
+see operands with at least one batched. An unbatched value holds one value for every example,
+so it may be concretized (Python control flow on it works). Python scalars are never wrapped.
 """
 import functools
 
