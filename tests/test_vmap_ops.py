@@ -148,3 +148,40 @@ def test_every_builtin_op_has_a_batching_rule():
     assert len(builtin) >= 90
     missing = sorted(op.name for op in builtin if "batch" not in op.rules)
     assert not missing, f"ops without a batching rule: {missing}"
+
+
+def _empty_batch(leaf, where):
+    """A batch of 0 examples shaped like `leaf`: the batch dim at its position, of size 0."""
+    d = _position(where, leaf.ndim)
+    return np.empty(leaf.shape[:d] + (0,) + leaf.shape[d:], dtype=leaf.dtype), d
+
+
+@pytest.mark.parametrize("info", INFOS, ids=lambda i: i.name)
+def test_vmap_empty_batch(info):
+    """A batch of size 0: every output has shape (0, *per-example shape) and the per-example
+    dtype (what one example gives without vmap), for every batched subset and batch position."""
+    if "test_vmap" in info.skips:
+        pytest.skip(info.skips["test_vmap"])
+    for sample in examples(info, 1)[0]:
+        leaves = sample.leaves()
+        fn = _leaf_fn(info, sample)
+        one = optree.tree_flatten(fn(*leaves))
+        for batched in _subsets(len(leaves)):
+            if _mask_indexing(info, sample, batched):
+                continue
+            for where in ("front", "last", "middle"):
+                args, dims = zip(*[_empty_batch(x, where) if k in batched else (x, None)
+                                   for k, x in enumerate(leaves)])
+                try:
+                    with fallback_as_error():
+                        got = ft.vmap(fn, in_dims=dims)(*args)
+                    got_leaves, spec = optree.tree_flatten(got)
+                    assert spec == one[1], (spec, one[1])
+                    for g, e in zip(got_leaves, one[0]):
+                        e = np.asarray(e)
+                        assert (g.shape, g.dtype) == ((0,) + e.shape, e.dtype), \
+                            (g.shape, g.dtype, e.shape, e.dtype)
+                except Exception as err:
+                    raise AssertionError(f"{sample.name}, batched {sorted(batched)}, "
+                                         f"in_dims {dims}: {type(err).__name__}: "
+                                         f"{err}") from None

@@ -71,6 +71,16 @@ def batched_front(x, bdim, size, rank):
     return fnp.reshape(x, (s[0],) + (1,) * (rank - len(s) + 1) + s[1:])
 
 
+def flatten_examples(x):
+    """x (batch dim first) as (B, n): each example flattened. The example size is spelled out,
+    not -1, so an empty batch (B = 0) reshapes too."""
+    s = shape(x)
+    n = 1
+    for d in s[1:]:
+        n *= d
+    return fnp.reshape(x, (s[0], n))
+
+
 def broadcast_batch(x, bdim, size, dest=0):
     """x with a batch dim at `dest`; an unbatched x is broadcast (a view) to the batch size."""
     if bdim is not None:
@@ -145,8 +155,7 @@ def index_reduction(op):
         rank = ndim(x) - 1
         if axis is None:
             x = move_bdim_to_front(x, bdim)
-            flat = fnp.reshape(x, (shape(x)[0], -1))
-            out = op(flat, axis=1)
+            out = op(flatten_examples(x), axis=1)
             if keepdims:
                 out = fnp.reshape(out, (shape(out)[0],) + (1,) * rank)
             return out, 0
@@ -164,8 +173,7 @@ def along_axis(op, flatten_none=True):
         x, bdim = args[0], bdims[0]
         if axis is None:
             x = move_bdim_to_front(x, bdim)
-            flat = fnp.reshape(x, (shape(x)[0], -1))
-            return op(flat, axis=1, **params), 0
+            return op(flatten_examples(x), axis=1, **params), 0
         return op(x, axis=physical_axis(normalize_axis(axis, ndim(x) - 1), bdim), **params), bdim
     op.def_batch_rule(along_axis_batch_rule)
     return op

@@ -1,14 +1,17 @@
 """Batching rules of the shape ops. Most keep the batch dim where it is and only shift the
 logical axes past it; reshape moves it first (or last for Fortran order)."""
 from ..ops import shape as sh
-from ..numpy._util import ndim, normalize_axis, shape as shape_of
-from .helpers import batch_size, broadcast_batch, move_bdim, move_bdim_to_front, physical_axis
+from ..numpy._util import known_shape, ndim, normalize_axis, shape as shape_of
+from .helpers import batch_size, broadcast_batch, flatten_examples, move_bdim, \
+    move_bdim_to_front, physical_axis
 
 
 @sh.reshape.def_batch_rule
 def reshape_batch_rule(args, bdims, shape, order="C"):
     x, bdim = args[0], bdims[0]
-    size = shape_of(x)[bdim]
+    s = shape_of(x)
+    size = s[bdim]
+    shape = known_shape(shape, s[:bdim] + s[bdim + 1:])  # B * -1 is ambiguous when B = 0
     if order == "F":  # examples are contiguous blocks in Fortran order when the batch is last
         x = move_bdim(x, bdim, ndim(x) - 1)
         return sh.reshape(x, shape=tuple(shape) + (size,), order=order), len(shape)
@@ -45,8 +48,7 @@ def concatenate_batch_rule(args, bdims, axis=0):
     dest = next(d for d in bdims if d is not None)
     rank = ndim(args[bdims.index(dest)]) - 1
     if axis is None:
-        flat = [sh.reshape(broadcast_batch(a, d, size, 0), shape=(size, -1))
-                for a, d in zip(args, bdims)]
+        flat = [flatten_examples(broadcast_batch(a, d, size, 0)) for a, d in zip(args, bdims)]
         return sh.concatenate(*flat, axis=1), 0
     parts = [broadcast_batch(a, d, size, dest) for a, d in zip(args, bdims)]
     return sh.concatenate(*parts, axis=physical_axis(normalize_axis(axis, rank), dest)), dest
@@ -78,7 +80,7 @@ def roll_batch_rule(args, bdims, shift, axis=None):
     if axis is None:
         x = move_bdim_to_front(x, bdim)
         s = shape_of(x)
-        flat = sh.roll(sh.reshape(x, shape=(s[0], -1)), shift=shift, axis=1)
+        flat = sh.roll(flatten_examples(x), shift=shift, axis=1)
         return sh.reshape(flat, shape=s), 0
     if isinstance(axis, (tuple, list)):
         phys = tuple(physical_axis(normalize_axis(a, rank), bdim) for a in axis)

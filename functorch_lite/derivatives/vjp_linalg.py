@@ -20,6 +20,24 @@ def mT(x):
     return fnp.swapaxes(x, -1, -2)
 
 
+def _rows(x, n_rows):
+    """x (its leading axis of length n_rows) as an (n_rows, rest) matrix; rest is spelled out,
+    not -1, which is ambiguous when some dim is 0."""
+    return sh.reshape(x, shape=(n_rows, _size(shape_of(x)[1:])))
+
+
+def _cols(x, n_cols):
+    """x (its last axis of length n_cols) as a (rest, n_cols) matrix."""
+    return sh.reshape(x, shape=(_size(shape_of(x)[:-1]), n_cols))
+
+
+def _size(dims):
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
 def _sym(x):
     return ew.multiply(ew.add(x, mT(x)), 0.5)
 
@@ -43,9 +61,7 @@ def _matmul_a(g, out, a, b):
         return la.matmul(b, fnp.expand_dims(g, -1))[..., 0]
     if na == 2 and nb > 2:             # fold the batch of g and b into one product
         m, k = shape_of(a)
-        g2 = sh.reshape(fnp.moveaxis(g, -2, 0), shape=(m, -1))
-        b2 = sh.reshape(fnp.moveaxis(b, -2, 0), shape=(k, -1))
-        return la.matmul(g2, mT(b2))
+        return la.matmul(_rows(fnp.moveaxis(g, -2, 0), m), mT(_rows(fnp.moveaxis(b, -2, 0), k)))
     return la.matmul(g, mT(b))
 
 
@@ -60,10 +76,10 @@ def _matmul_b(g, out, a, b):
         return ew.multiply(fnp.expand_dims(a, -1), fnp.expand_dims(g, -2))
     if nb == 1:                        # (..., m, k) @ (k,) -> (..., m): sum over batch of g a
         k = shape_of(a)[-1]
-        return la.matmul(sh.reshape(g, shape=(-1,)), sh.reshape(a, shape=(-1, k)))
+        return la.matmul(sh.reshape(g, shape=(-1,)), _cols(a, k))
     if nb == 2 and na > 2:             # fold the batch into the contraction
         k, n = shape_of(b)
-        return la.matmul(mT(sh.reshape(a, shape=(-1, k))), sh.reshape(g, shape=(-1, n)))
+        return la.matmul(mT(_cols(a, k)), _cols(g, n))
     return la.matmul(mT(a), g)
 
 

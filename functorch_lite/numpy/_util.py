@@ -18,6 +18,25 @@ def size(a):
     return int(np.prod(shape(a), dtype=np.int64))
 
 
+def known_shape(new_shape, old_shape):
+    """`new_shape` (a tuple, possibly with one -1) with the -1 worked out from the size of
+    `old_shape`, as NumPy's reshape would; a shape that does not fit is left to the kernel to
+    refuse with NumPy's own message."""
+    new_shape = tuple(new_shape)
+    if -1 not in new_shape:
+        return new_shape
+    known = 1
+    for d in new_shape:
+        if d != -1:
+            known *= d
+    total = 1
+    for d in old_shape:
+        total *= d
+    if known == 0 or total % known or new_shape.count(-1) > 1:
+        return new_shape
+    return tuple(total // known if d == -1 else d for d in new_shape)
+
+
 def dtype_of(a):
     """NumPy's dtype of an array or wrapper; the NumPy 2 default for a Python scalar."""
     dt = getattr(a, "dtype", None)

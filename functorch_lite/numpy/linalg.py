@@ -146,7 +146,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         nd = ndim(x)
         axes = normalize_axes(axis, nd)
         moved = moveaxis(x, axes, tuple(range(nd - len(axes), nd)))
-        out = norm(reshape(moved, tuple(shape(moved)[:nd - len(axes)]) + (-1,)), ord=ord,
+        kept, merged = shape(moved)[:nd - len(axes)], shape(moved)[nd - len(axes):]
+        out = norm(reshape(moved, kept + (int(np.prod(merged, dtype=np.int64)),)), ord=ord,
                    axis=-1)
         if keepdims:
             out = expand_dims(out, axes)

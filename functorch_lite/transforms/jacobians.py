@@ -42,7 +42,7 @@ def _pullback_rows(vjp_fn, out_spec, basis, total, chunk_size):
         return vjp_fn(optree.tree_unflatten(out_spec, list(cts)))
     if chunk_size is not None and chunk_size < 1:
         raise ValueError(f"jacrev: chunk_size must be a positive int or None, got {chunk_size}")
-    return vmap(pull, chunk_size=chunk_size)(*basis)
+    return vmap(pull, chunk_size=chunk_size, axis_size=total)(*basis)
 
 
 def _jacobian_from_rows(rows, out_leaves, out_spec, sizes, is_tuple):
@@ -77,13 +77,7 @@ def jacrev(f, argnums=0, has_aux=False, chunk_size=None):
         _refuse_complex(out_leaves, "jacrev", "output", "use vjp, or jacrev of the real and "
                         "imaginary parts (as JAX without holomorphic=True)")
         basis, sizes, total = _standard_basis(out_leaves)
-        if total == 0:
-            rows = vjp_fn(optree.tree_unflatten(out_spec, [fnp.zeros_like(o)
-                                                             for o in out_leaves]))
-            rows = optree.tree_map(lambda g: fnp.zeros((0,) + tuple(g.shape), dtype=g.dtype,
-                                                       like=g), rows)
-        else:
-            rows = _pullback_rows(vjp_fn, out_spec, basis, total, chunk_size)
+        rows = _pullback_rows(vjp_fn, out_spec, basis, total, chunk_size)  # total 0: empty
         jac = _jacobian_from_rows(rows, out_leaves, out_spec, sizes, is_tuple)
         return (jac, res[2]) if has_aux else jac
     jacrev_f.__name__ = f"jacrev({getattr(f, '__name__', 'f')})"
@@ -168,13 +162,9 @@ def jacfwd(f, argnums=0, has_aux=False):
             res = jvp(g, tuple(selected), tuple(tangents), has_aux=has_aux)
             return (res[1], res[2]) if has_aux else (res[1],)
 
-        basis, sizes = _forward_basis(leaves)
-        if sum(sizes) == 0:  # no input elements: an empty Jacobian, shaped from f's outputs
-            outs = pushforward(*(fnp.zeros_like(x) for x in leaves))
-            outs = (optree.tree_map(lambda t: fnp.zeros((0,) + tuple(fnp.shape(t)),
-                                                       dtype=t.dtype), outs[0]),) + outs[1:]
-        else:
-            outs = vmap(pushforward, in_dims=0, out_dims=(0, None) if has_aux else 0)(*basis)
+        basis, sizes = _forward_basis(leaves)  # no input elements: a batch of 0 tangents
+        outs = vmap(pushforward, in_dims=0, out_dims=(0, None) if has_aux else 0,
+                    axis_size=sum(sizes))(*basis)
         out_leaves, out_def = optree.tree_flatten(outs[0])
         jac_leaves = []
         for t in out_leaves:

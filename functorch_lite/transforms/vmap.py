@@ -1,12 +1,22 @@
 """vmap: run a per-example function over a batch, as one batched computation.
 
 Each vmap call pushes a VmapInterpreter (one level, see Note [levels and escaped wrappers] in
-interpreter.py) and wraps every batched input leaf in a BatchedTensor(value, bdim): `value` is
+interpreter.py) and wraps every array input leaf in a BatchedTensor(value, bdim): `value` is
 the next level down (a raw array or a lower-level wrapper) and `bdim` the position of the batch
 dim in it. The wrapper reports the *logical* shape (value.shape without bdim), so the user's code
 sees one example. An op reaching the interpreter is answered by the op's batching rule
 (`op.rules["batch"]`), which calls library ops on the unwrapped values, or, when the op has
 none, by the loop fallback (batching_rules/fallback.py).
+
+Note [unbatched values of the level]
+------------------------------------
+An argument with in_dim None (and an array keyword argument) is wrapped too, with bdim None, as
+every argument of a JAX vmap is a JAX array: NumPy's own ndarray.__getitem__ or np.take would
+otherwise meet a batched index and fail, and a raw array has no `.at`. An op whose operands of
+this level are all unbatched runs one level down and its result is wrapped again with bdim None,
+so values computed from unbatched arguments stay values of the level; batching rules only ever
+see operands with at least one batched. An unbatched value holds one value for every example,
+so it may be concretized (Python control flow on it works). Python scalars are never wrapped.
 """
 import functools
 import sys
@@ -15,7 +25,7 @@ import optree
 
 from .. import batching_rules  # noqa: F401  (registers the batching rules)
 from .. import numpy as fnp
-from ..backend import module_of
+from ..backend import is_array, module_of
 from ..batching_rules.fallback import loop_batch_rule
 from ..dispatch import OPS, Op
 from ..interpreter import Interpreter
@@ -39,12 +49,11 @@ class BatchedTensor(TransformTensor):
     def shape(self):
         s = tuple(self.value.shape)
         b = self.bdim
-        return s[:b] + s[b + 1:]
+        return s if b is None else s[:b] + s[b + 1:]
 
     @property
     def ndim(self):
-        return len(self.value.shape) - 1
-
+        return len(self.value.shape) - (self.bdim is not None)
 
     def __repr__(self):
         return (f"BatchedTensor(shape={self.shape}, dtype={self.dtype}, bdim={self.bdim}, "
@@ -73,13 +82,18 @@ class VmapInterpreter(Interpreter):
         for a in args:
             if type(a) is BatchedTensor and a._interpreter is self:
                 values.append(a.value)
-                bdims.append(a.bdim)
-                batched = True
+                bdim = a.bdim
+                bdims.append(bdim)
+                if bdim is not None:
+                    batched = True
             else:
                 values.append(a)
                 bdims.append(None)
-        if not batched:
-            return op(*values, **params)
+        if not batched:  # Note [unbatched values of the level]
+            out = op(*values, **params)
+            if op.multiple_results:
+                return tuple(self.unbatched(o) for o in out)
+            return self.unbatched(out)
         rule = op.rules.get("batch")
         try:
             if rule is None:
@@ -88,7 +102,9 @@ class VmapInterpreter(Interpreter):
             else:
                 out, out_bdim = rule(values, tuple(bdims), **params)
             if not op.multiple_results:
-                return out if out_bdim is None else BatchedTensor(out, out_bdim, self)
+                if out_bdim is None:
+                    return self.unbatched(out)
+                return BatchedTensor(out, out_bdim, self)
         except (VmapShapeError, VmapIndexError) as err:
             raise self._shape_error(type(err), op, args, err.kernel_message) from err
         except ValueError as err:
@@ -101,8 +117,15 @@ class VmapInterpreter(Interpreter):
 
     def _wrap(self, value, bdim):
         if bdim is None:
-            return value
+            return self.unbatched(value)
         return BatchedTensor(value, bdim, self)
+
+    def unbatched(self, value):
+        """`value` as a value of this level with no batch dim (Note [unbatched values of the
+        level]); Python scalars and other non-arrays are returned as they are."""
+        if isinstance(value, Tensor) or is_array(value):
+            return BatchedTensor(value, None, self)
+        return value
 
     def _shape_error(self, cls, op, args, kernel_message):
         """The error a kernel raised, restated with the per-example (logical) shapes."""
@@ -119,6 +142,15 @@ class VmapInterpreter(Interpreter):
         return err
 
     def concretize(self, tensor, kind):
+        if tensor.bdim is None:  # one value for every example: Note [unbatched values ...]
+            value = tensor.value
+            if isinstance(value, Tensor):
+                return value._concretize(kind)
+            if kind == "array":
+                return value
+            if kind == "index":
+                return value.__index__()
+            return {"bool": bool, "int": int, "float": float, "complex": complex}[kind](value)
         what = {"bool": "bool()", "int": "int()", "float": "float()", "complex": "complex()",
                 "index": "an index", "array": "a raw array (np.asarray)"}[kind]
         raise TypeError(
@@ -160,25 +192,22 @@ def _user_error(cls, message):
     return err
 
 
-def vmap(func, in_dims=0, out_dims=0, *, axis_size=None, chunk_size=None, in_axes=_MISSING,
-         out_axes=_MISSING):
+def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_size=None,
+         in_axes=_MISSING, out_axes=_MISSING):
     """Vectorize `func` over a batch dim of its inputs (torch.func.vmap; JAX's in_axes/out_axes
-    spellings accepted).
+    spellings accepted, one spelling per call).
 
-    in_dims: int, None, or a pytree prefix of the positional arguments (a tuple with one entry
-    per argument); negative dims count from the end. Keyword arguments are never batched.
-    out_dims: int, None (for outputs that are not batched) or a pytree prefix of the outputs.
-    axis_size: the batch size when no input is batched. chunk_size: run the batch in chunks of
-    this many examples and concatenate (saves memory; same result).
+    in_dims (default 0): int, None, or a pytree prefix of the positional arguments (a tuple with
+    one entry per argument); negative dims count from the end. Keyword arguments are never
+    batched. Array arguments with in_dim None and array keyword arguments are values of the
+    vmap level too (indexing, `.at` and np.* work on them as on batched ones); Python scalars
+    stay Python scalars.
+    out_dims (default 0): int, None (for outputs that are not batched) or a pytree prefix of the
+    outputs. axis_size: the batch size when no input is batched. chunk_size: run the batch in
+    chunks of this many examples and concatenate (saves memory; same result).
     """
-    if in_axes is not _MISSING:
-        if in_dims != 0:
-            raise TypeError("vmap: give in_dims or in_axes, not both")
-        in_dims = in_axes
-    if out_axes is not _MISSING:
-        if out_dims != 0:
-            raise TypeError("vmap: give out_dims or out_axes, not both")
-        out_dims = out_axes
+    in_dims = _one_spelling(in_dims, in_axes, "in_dims", "in_axes")
+    out_dims = _one_spelling(out_dims, out_axes, "out_dims", "out_axes")
     _check_dims_spec(in_dims, "in_dims")
     _check_dims_spec(out_dims, "out_dims")
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
@@ -205,6 +234,17 @@ def _has_dask_leaf(leaves, dims):
     """Whether a batched argument is a Dask array (vmap then builds a Dask graph: dask.py)."""
     array_type = sys.modules["dask.array"].Array
     return any(d is not None and isinstance(x, array_type) for x, d in zip(leaves, dims))
+
+
+def _one_spelling(torch_value, jax_value, torch_name, jax_name):
+    """The dims given under either spelling (default 0); both given is a TypeError."""
+    if torch_value is not _MISSING and jax_value is not _MISSING:
+        raise TypeError(f"vmap: got both {torch_name}={torch_value!r} and "
+                        f"{jax_name}={jax_value!r}; they are two spellings of one argument: "
+                        "give one, not both")
+    if torch_value is not _MISSING:
+        return torch_value
+    return 0 if jax_value is _MISSING else jax_value
 
 
 def _check_dims_spec(spec, what):
@@ -300,8 +340,11 @@ def _batch_size(args, in_dims, leaves, dims, axis_size):
 
 def _run(func, kwargs, leaves, dims, rebuild, size, out_dims):
     with VmapInterpreter(size) as interp:
-        wrapped = [leaf if dim is None else BatchedTensor(leaf, dim % len(leaf.shape), interp)
+        wrapped = [interp.unbatched(leaf) if dim is None else
+                   BatchedTensor(leaf, dim % len(leaf.shape), interp)
                    for leaf, dim in zip(leaves, dims)]
+        if kwargs:  # never batched, but values of the level as well
+            kwargs = optree.tree_map(interp.unbatched, kwargs)
         out = func(*rebuild(wrapped), **kwargs)
     return _unwrap_outputs(out, out_dims, interp, size)
 
@@ -325,6 +368,8 @@ def _unwrap_outputs(out, out_dims, interp, size):
 
 
 def _unwrap_leaf(x, out_dim, interp, size):
+    if type(x) is BatchedTensor and x._interpreter is interp and x.bdim is None:
+        x = x.value
     if type(x) is BatchedTensor and x._interpreter is interp:
         if out_dim is None:
             raise _user_error(ValueError, f"vmap: an output of shape {x.shape} is batched but "
