@@ -10,6 +10,7 @@
 """
 from ..ops import conv as cv, shape as sh
 from ..numpy._util import ndim, shape as shape_of
+from .fallback import empty_batch
 from .helpers import batch_size, broadcast_batch, move_bdim, move_bdim_to_front, physical_axis
 
 
@@ -47,6 +48,8 @@ def _split_channels(y, size):
 def conv_batch_rule(args, bdims, stride, padding, dilation, groups):
     (x, w), (xb, wb) = args, bdims
     size = batch_size(args, bdims)
+    if size == 0:  # the grouped forms below divide by the batch size
+        return empty_batch(cv.conv, args, bdims, dict(stride=stride, padding=padding, dilation=dilation, groups=groups))
     params = dict(stride=stride, padding=padding, dilation=dilation)
     if wb is None:
         return _unfold_front(cv.conv(_fold_front(x, xb), w, groups=groups, **params), size), 0
@@ -62,6 +65,9 @@ def conv_batch_rule(args, bdims, stride, padding, dilation, groups):
 def conv_transpose_batch_rule(args, bdims, input_shape, stride, padding, dilation, groups):
     (g, w), (gb, wb) = args, bdims
     size = batch_size(args, bdims)
+    if size == 0:  # the grouped forms below divide by the batch size
+        return empty_batch(cv.conv_transpose, args, bdims, dict(input_shape=input_shape, stride=stride, padding=padding, dilation=dilation,
+                           groups=groups))
     params = dict(input_shape=input_shape, stride=stride, padding=padding, dilation=dilation)
     if wb is None:
         out = cv.conv_transpose(_fold_front(g, gb), w, groups=groups, **params)
@@ -75,6 +81,9 @@ def conv_transpose_batch_rule(args, bdims, input_shape, stride, padding, dilatio
 def conv_weight_grad_batch_rule(args, bdims, kernel_shape, stride, padding, dilation, groups):
     (x, g), (xb, gb) = args, bdims
     size = batch_size(args, bdims)
+    if size == 0:  # the grouped forms below divide by the batch size
+        return empty_batch(cv.conv_weight_grad, args, bdims, dict(kernel_shape=kernel_shape, stride=stride, padding=padding,
+                           dilation=dilation, groups=groups))
     out = cv.conv_weight_grad(_into_channels(x, xb, size), _into_channels(g, gb, size),
                               kernel_shape=kernel_shape, stride=stride, padding=padding,
                               dilation=dilation, groups=groups * size)

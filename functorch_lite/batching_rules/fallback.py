@@ -81,7 +81,7 @@ def loop_batch_rule(op, args, bdims, batch_size, params):
             "loop, which is slow. Register a rule with functorch_lite.register_batch_rule.",
             PerformanceWarning, stacklevel=6)
     if batch_size == 0:
-        return _empty_batch(op, args, bdims, params)
+        return empty_batch(op, args, bdims, params)
     results = []
     for i in range(batch_size):
         example = [a if d is None else _select(a, d, i) for a, d in zip(args, bdims)]
@@ -92,7 +92,7 @@ def loop_batch_rule(op, args, bdims, batch_size, params):
     return fnp.stack(results), 0
 
 
-def _empty_batch(op, args, bdims, params):
+def empty_batch(op, args, bdims, params):
     """A batch of 0 examples: the op runs once on a stand-in example of zeros (a sum over the
     empty batch dim, which keeps the operand's dtype and its lower levels), and its results
     are broadcast to 0 examples."""
@@ -101,7 +101,7 @@ def _empty_batch(op, args, bdims, params):
     try:
         out = op(*example, **params)
     except Exception as err:
-        raise ValueError(f"vmap cannot run op {op.name!r} (no batching rule) over an empty "
+        raise ValueError(f"vmap cannot run op {op.name!r} over an empty "
                          "batch: on a stand-in example of zeros, to learn the shape of its "
                          f"result, it raised {type(err).__name__}: {err}") from err
     outs = out if op.multiple_results else (out,)

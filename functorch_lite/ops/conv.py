@@ -84,19 +84,20 @@ def _im2col(xp, x, kernel, stride, padding, dilation, groups):
     counts = win.shape[2:2 + nd]
     win = win.reshape((n, groups, c // groups) + win.shape[2:])     # (N, G, Cg, *P, *K): a view
     order = (1, 0, 2) + tuple(range(3 + nd, 3 + 2 * nd)) + tuple(range(3, 3 + nd))
-    cols = win.transpose(order).reshape(groups, n, -1, math.prod(counts))
+    cols = win.transpose(order).reshape(groups, n, c // groups * math.prod(kernel),
+                                        math.prod(counts))
     return cols, counts
 
 
 def _grouped(g, groups):
     """(N, O, *P) -> (groups, N, O/groups, P), a view."""
     n, o = g.shape[:2]
-    return g.reshape(n, groups, o // groups, -1).transpose(1, 0, 2, 3)
+    return g.reshape(n, groups, o // groups, math.prod(g.shape[2:])).transpose(1, 0, 2, 3)
 
 
 def _weight_matrices(w, groups):
     """(O, C/groups, *K) -> (groups, 1, O/groups, C/groups * K)."""
-    return w.reshape(groups, 1, w.shape[0] // groups, -1)
+    return w.reshape(groups, 1, w.shape[0] // groups, math.prod(w.shape[1:]))
 
 
 def _conv_kernel(xp, x, w, *, stride, padding, dilation, groups):
