@@ -5,10 +5,12 @@ import numpy as np
 from ..dispatch import defop
 
 matmul = defop("matmul", lambda xp, a, b: xp.matmul(a, b), numpy_impl=np.matmul)
-einsum = defop("einsum", lambda xp, *operands, subscripts, optimize=False:
+einsum = defop("einsum", lambda xp, *operands, subscripts, optimize="greedy":
                xp.einsum(subscripts, *operands, optimize=optimize),
                doc="einsum with explicit subscripts and no ellipsis (the public einsum "
-                   "normalizes to that form).")
+                   "normalizes to that form). It chooses a contraction order by default "
+                   "(optimize='greedy'), as torch and JAX do: NumPy's optimize=False runs one "
+                   "nested loop over every index, where an order turns most products into GEMMs.")
 solve = defop("solve", lambda xp, a, b: xp.linalg.solve(a, b))
 inv = defop("inv", lambda xp, a: xp.linalg.inv(a))
 det = defop("det", lambda xp, a: xp.linalg.det(a))
