@@ -78,7 +78,14 @@ class Tensor:
         return self._concretize("index")
 
     def __array__(self, dtype=None, copy=None):
-        out = self._concretize("array")
+        try:
+            out = self._concretize("array")
+        except TypeError as e:
+            from .scipy._hints import scipy_hint
+            hint = scipy_hint()
+            if hint:
+                raise TypeError(hint + str(e)) from None
+            raise
         return out if dtype is None else out.astype(dtype)
 
     def item(self):

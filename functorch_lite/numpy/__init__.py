@@ -30,6 +30,7 @@ from ._statistics import (  # noqa: F401
     average, ptp, median, quantile, percentile, nansum, nanmean, nanmax, nanmin)
 from ._matrices import diag, diagflat, kron, cross, diff, fmod  # noqa: F401
 from . import linalg  # noqa: F401
+from . import _ufunc_methods
 from numpy import pi, e, inf, nan, newaxis, float16, float32, float64, complex64, complex128, \
     int8, int16, int32, int64, uint8, bool_, dtype, finfo, iinfo  # noqa: F401
 
@@ -37,3 +38,5 @@ __all__ = [n for n in dir() if not n.startswith("_") and n not in {
     "linalg", "pi", "e", "inf", "nan", "newaxis", "float16", "float32", "float64", "complex64",
     "complex128", "int8", "int16", "int32", "int64", "uint8", "bool_", "dtype", "finfo",
     "iinfo", "getitem", "at", "add_along_axis"}]
+
+_ufunc_methods.install()

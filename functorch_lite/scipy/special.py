@@ -62,18 +62,19 @@ def _all_axes(a, axis):
 
 
 def xlogy(x, y):
-    """x * log(y), and 0 where x == 0 (whatever y is); the replaced y keeps the derivative
-    finite there (the double-where idiom)."""
+    """x * log(y), and 0 where x == 0 even if y <= 0. Where x == 0 and y > 0 the product
+    itself is 0 and its derivative in x is log(y), as the limit says; where x == 0 and
+    y <= 0, y is replaced by 1 so that neither value nor derivative is NaN."""
     x, y = as_operand(x), as_operand(y)
-    zero = fnp.equal(x, 0)
-    return fnp.where(zero, 0.0, x * fnp.log(fnp.where(zero, 1.0, y)))
+    bad = fnp.logical_and(fnp.equal(x, 0), fnp.logical_not(fnp.greater(y, 0)))
+    return x * fnp.log(fnp.where(bad, 1.0, y))
 
 
 def xlog1py(x, y):
-    """x * log1p(y), and 0 where x == 0 (whatever y is)."""
+    """x * log1p(y), and 0 where x == 0 even if y <= -1 (as xlogy)."""
     x, y = as_operand(x), as_operand(y)
-    zero = fnp.equal(x, 0)
-    return fnp.where(zero, 0.0, x * fnp.log1p(fnp.where(zero, 0.0, y)))
+    bad = fnp.logical_and(fnp.equal(x, 0), fnp.logical_not(fnp.greater(y, -1)))
+    return x * fnp.log1p(fnp.where(bad, 0.0, y))
 
 
 def softmax(x, axis=None):
