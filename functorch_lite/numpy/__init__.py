@@ -29,6 +29,13 @@ from ._util import shape, ndim, size  # noqa: F401
 from ._statistics import (  # noqa: F401
     average, ptp, median, quantile, percentile, nansum, nanmean, nanmax, nanmin)
 from ._matrices import diag, diagflat, kron, cross, diff, fmod  # noqa: F401
+from ._searching import (  # noqa: F401
+    searchsorted, interp, argpartition, partition, unique)
+from ._selection import select, piecewise, heaviside, isclose, allclose  # noqa: F401
+from ._signal import convolve, correlate  # noqa: F401
+from ._covariance import cov, corrcoef  # noqa: F401
+from ._grids import meshgrid  # noqa: F401
+from ._angle import angle  # noqa: F401
 from . import linalg  # noqa: F401
 from . import _ufunc_methods
 from numpy import pi, e, inf, nan, newaxis, float16, float32, float64, complex64, complex128, \
