@@ -28,8 +28,18 @@ def _searchsorted(rng):
             S(_sorted(rng, 4, F32), _a(rng, 3, dtype=F32, domain=EVEN)),
             S(np.array([1, 2, 2, 4]), np.array([2, 3, 0, 5]), side="right", name="i64_ties"),
             S(np.array([1, 2, 2, 4]), np.array([2, 3, 0, 5]), name="i64_ties_left"),
-            S(_a(rng, 5, domain=EVEN), _a(rng, 4, domain=EVEN), sorter=np.array([4, 0, 2, 1, 3]),
+            S(_unsorted(rng, _SORTER), _a(rng, 4, domain=EVEN), sorter=_SORTER,
               name="f64_5_4_sorter")]
+
+
+_SORTER = np.array([4, 0, 2, 1, 3])
+
+
+def _unsorted(rng, sorter):
+    """Values that `sorter` sorts (for every generator): a[sorter] is increasing."""
+    a = np.empty(len(sorter))
+    a[sorter] = _sorted(rng, len(sorter))
+    return a
 
 
 def _interp(rng):
