@@ -29,7 +29,8 @@ def _triangle(a, lower, unit_diagonal):
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      check_finite=True):
     """x with op(T) x = b, T the lower (or upper) triangle of a (unit diagonal if asked) and
-    op given by trans: 0 or 'N' (T), 1 or 'T' (T^T), 2 or 'C' (T^H). b is (n,) or (n, k)."""
+    op given by trans: 0 or 'N' (T), 1 or 'T' (T^T), 2 or 'C' (T^H). b is (n,) or (n, k).
+    Solved by the general solver (an n^3 LU, not an n^2 substitution)."""
     a, b = as_operand(a), as_operand(b)
     t = _triangle(a, lower, unit_diagonal)
     if trans in (1, "T"):
