@@ -148,3 +148,37 @@ def test_lu_factor_and_expm_derivatives_against_scipy_finite_differences():
     fd = np.array([(ref(a + eps * e) - ref(a - eps * e)) / (2 * eps)
                    for e in np.eye(9).reshape(9, 3, 3)]).reshape(3, 3)
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def _phase_free_eig_loss(a, u_w, u_v):
+    """Eigenvalues (real and imaginary parts) and |v|^2 (which does not depend on the phase
+    LAPACK picks for each eigenvector): a real function with well-defined derivatives."""
+    w, v = fnp.linalg.eig(a)
+    return (fnp.sum(fnp.real(w) * u_w.real + fnp.imag(w) * u_w.imag)
+            + fnp.sum((fnp.real(v) ** 2 + fnp.imag(v) ** 2) * u_v))
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3)])
+def test_eig_and_eigvals_derivatives_against_finite_differences(shape):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(shape)                 # complex eigenvalue pairs and real ones
+    assert np.iscomplexobj(np.linalg.eigvals(a)) and np.any(np.linalg.eigvals(a).imag != 0)
+    u_w = rng.standard_normal(shape[:-1]) + 1j * rng.standard_normal(shape[:-1])
+    u_v = rng.standard_normal(shape)
+    basis = np.eye(a.size).reshape((a.size,) + shape)
+    for f in (lambda a: _phase_free_eig_loss(a, u_w, u_v),
+              lambda a: fnp.sum(fnp.real(fnp.linalg.eigvals(a)) * u_w.real
+                                + fnp.imag(fnp.linalg.eigvals(a)) * u_w.imag)):
+        eps = 1e-6
+        fd = np.array([(f(a + eps * e) - f(a - eps * e)) / (2 * eps) for e in basis])
+        fd = fd.reshape(shape)
+        np.testing.assert_allclose(ft.grad(f)(a), fd, rtol=1e-6, atol=1e-7)
+        t = rng.standard_normal(shape)
+        _, jt = ft.jvp(f, (a,), (t,))
+        np.testing.assert_allclose(jt, np.sum(fd * t), rtol=1e-6, atol=1e-7)
+    # per-example gradients of the eigenvalue part match a loop
+    per_example = ft.vmap(ft.grad(lambda m: fnp.sum(fnp.real(fnp.linalg.eigvals(m)) ** 2)))(
+        a.reshape((-1,) + shape[-2:]))
+    loop = [ft.grad(lambda m: fnp.sum(fnp.real(fnp.linalg.eigvals(m)) ** 2))(m)
+            for m in a.reshape((-1,) + shape[-2:])]
+    np.testing.assert_allclose(per_example, loop, rtol=1e-12)

@@ -151,6 +151,28 @@ def _meshgrid(rng):
             S(_a(rng, 2, dtype=F32), _a(rng, 3, dtype=F32), indexing="ij")]
 
 
+# -- general eigendecomposition --------------------------------------------------------------
+
+def _eig(rng):
+    """Real matrices with complex eigenvalue pairs and with real ones (diagonally dominant),
+    a stack, float32: eigenvalues distinct in every case."""
+    def dominant(*batch, dtype=F64):
+        n = 4
+        return np.asarray(np.diag(np.arange(1.0, n + 1)) * 2
+                          + 0.3 * rng.standard_normal(batch + (n, n)), dtype=dtype)
+    return [S(_a(rng, 3, 3)), S(dominant()), S(_a(rng, 2, 3, 3)), S(dominant(2)),
+            S(dominant(dtype=F32))]
+
+
+_COMPLEX_OUT = ("complex results: the generic derivative checks compare real outputs (the "
+                "complex-number work extends them); tests/test_coverage.py checks eig and "
+                "eigvals derivatives against finite differences")
+_DERIVATIVE_TESTS = ["test_vjp", "test_grad_grad", "test_vmap_grad", "test_vmap_vjp",
+                     "test_grad_vmap", "test_jacrev", "test_jvp", "test_jvp_float32",
+                     "test_jvp_vjp", "test_linearize", "test_jacfwd_jacrev", "test_vmap_jvp",
+                     "test_jvp_vmap", "test_hvp", "test_hessian"]
+
+
 # -- ufunc methods ----------------------------------------------------------------------------
 
 def _ufunc_reduce(domain, dtype_arg):
@@ -211,4 +233,8 @@ ENTRIES = [
     _same("correlate", _signal),
     _same("meshgrid", _meshgrid),
     _same("angle", _angle, doc="real values away from 0, where the angle jumps from pi to 0"),
+    OpInfo("linalg.eig", fnp.linalg.eig, np.linalg.eig, _eig, rtol={F32: 1e-4},
+           skips=dict.fromkeys(_DERIVATIVE_TESTS, _COMPLEX_OUT)),
+    OpInfo("linalg.eigvals", fnp.linalg.eigvals, np.linalg.eigvals, _eig, rtol={F32: 1e-4},
+           skips=dict.fromkeys(_DERIVATIVE_TESTS, _COMPLEX_OUT)),
 ] + _ufunc_entries()
