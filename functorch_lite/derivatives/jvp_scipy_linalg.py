@@ -52,3 +52,34 @@ def expm_jvp(primals, tangents):
     (a,), (ta,) = primals, tangents
     out = sla.expm(a)
     return out, fit(frechet_expm(a, fnp.broadcast_to(ta, shape(a))), out)
+
+
+def triangle(x, lower, unit_diagonal):
+    """The part of a matrix that solve_triangular reads (its derivative lives there only)."""
+    t = fnp.tril(x) if lower else fnp.triu(x)
+    if unit_diagonal:
+        t = fnp.tril(t, -1) if lower else fnp.triu(t, 1)
+    return t
+
+
+def op_of(t, trans):
+    """op(T) for trans 0, 1, 2: T, T^T, T^H."""
+    if trans == 0:
+        return t
+    t = _mT(t)
+    return fnp.conj(t) if trans == 2 else t
+
+
+@sla.solve_triangular.def_jvp
+def solve_triangular_jvp(primals, tangents, **params):
+    """dx = op(T)^-1 (db - op(dT) x)."""
+    (a, b), (ta, tb) = primals, tangents
+    x = sla.solve_triangular(a, b, **params)
+    rhs = tb
+    if ta is not None:
+        d_op = op_of(triangle(ta, params["lower"], params["unit_diagonal"]), params["trans"])
+        term = la.matmul(d_op, x)
+        rhs = fnp.negative(term) if rhs is None else rhs - term
+    if rhs is None:
+        return x, None
+    return x, fit(sla.solve_triangular(a, fnp.broadcast_to(rhs, shape(x)), **params), x)

@@ -6,7 +6,7 @@ expm: the adjoint of E -> L(A, E) is G -> L(A^H, G).
 """
 from .. import numpy as fnp
 from ..ops import elementwise as ew, linalg as la, scipy_linalg as sla
-from .jvp_scipy_linalg import frechet_expm, rows_permuted, unpacked
+from .jvp_scipy_linalg import frechet_expm, rows_permuted, triangle, unpacked
 
 
 def _mT(a):
@@ -31,3 +31,21 @@ def lu_factor_vjp(ct, primals, out):
 def expm_vjp(ct, primals, out):
     (a,) = primals
     return (frechet_expm(ew.conj(_mT(a)), ct),)
+
+
+@sla.solve_triangular.def_vjp
+def solve_triangular_vjp(ct, primals, out, *, lower, trans, unit_diagonal):
+    """bbar = op(T)^-T xbar (a solve with the transposed op); op(T)bar = -bbar x^T, taken back
+    through op and onto the triangle that was read."""
+    a, b = primals
+    if trans == 2:                     # op(T)^T = conj(T): solve with conj(a), untransposed
+        b_bar = sla.solve_triangular(ew.conj(a), ct, lower=lower, trans=0,
+                                     unit_diagonal=unit_diagonal)
+    else:
+        b_bar = sla.solve_triangular(a, ct, lower=lower, trans=1 - trans,
+                                     unit_diagonal=unit_diagonal)
+    op_bar = ew.negative(la.matmul(b_bar, _mT(out)))
+    a_bar = op_bar if trans == 0 else _mT(op_bar)
+    if trans == 2:
+        a_bar = ew.conj(a_bar)
+    return triangle(a_bar, lower, unit_diagonal), b_bar

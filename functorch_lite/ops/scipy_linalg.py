@@ -48,6 +48,23 @@ def _pivots_to_permutation_kernel(xp, piv):
     return perm.reshape(piv.shape)
 
 
+def _solve_triangular_kernel(xp, a, b, *, lower, trans, unit_diagonal):
+    batch = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = xp.broadcast_to(a, batch + a.shape[-2:])
+    b = xp.broadcast_to(b, batch + b.shape[-2:])
+    solve = linalg_module(xp).solve_triangular
+    if not batch or xp.__name__ != "cupy":
+        return solve(a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+    n, k = b.shape[-2:]
+    outs = [solve(m, r, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+            for m, r in zip(a.reshape((-1, n, n)), b.reshape((-1, n, k)))]
+    return xp.stack(outs).reshape(batch + (n, k))
+
+
+solve_triangular = defop(
+    "solve_triangular", _solve_triangular_kernel,
+    doc="x with op(T) x = b for T the lower or upper triangle of a (unit diagonal if asked), "
+        "op(T) = T, T^T or T^H for trans 0, 1, 2; b is (..., n, k), batch dims broadcast.")
 lu_factor = defop("lu_factor", _lu_factor_kernel, multiple_results=True,
                   doc="(lu, piv): L (unit diagonal, strictly lower part) and U packed in one "
                       "matrix, and LAPACK's row interchanges, with A[perm] = L U.")

@@ -1,12 +1,8 @@
 """scipy.linalg's functions (as jax.scipy.linalg), on every transform level.
 
-lu_factor and expm are primitives (SciPy kernels, rules in derivatives/*_scipy_linalg.py);
-solve_triangular, cho_factor, cho_solve, lu_solve and block_diag compose library ops. All take
-stacks of matrices (leading dims are a batch), as numpy.linalg does.
-
-solve_triangular reads only the named triangle of `a` (as SciPy) and solves with the general
-solver of numpy.linalg: the same values and derivatives, at the cost of an LU (n^3) instead of
-a substitution (n^2).
+solve_triangular, lu_factor and expm are primitives (SciPy kernels, rules in
+derivatives/*_scipy_linalg.py); cho_factor, cho_solve, lu_solve and block_diag compose library
+ops. All take stacks of matrices (leading dims are a batch), as numpy.linalg does.
 """
 from .. import numpy as fnp
 from ..numpy._util import as_operand, ndim, shape
@@ -18,30 +14,21 @@ __all__ = ["solve_triangular", "cho_factor", "cho_solve", "lu_factor", "lu_solve
 expm = sla.expm
 
 
-def _triangle(a, lower, unit_diagonal):
-    t = fnp.tril(a) if lower else fnp.triu(a)
-    if unit_diagonal:
-        n = shape(a)[-1]
-        t = fnp.where(fnp.eye(n, dtype=bool, like=t), 1.0, t)
-    return t
+_TRANS = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      check_finite=True):
-    """x with op(T) x = b, T the lower (or upper) triangle of a (unit diagonal if asked) and
-    op given by trans: 0 or 'N' (T), 1 or 'T' (T^T), 2 or 'C' (T^H). b is (n,) or (n, k).
-    Solved by the general solver (an n^3 LU, not an n^2 substitution)."""
+    """x with op(T) x = b, T the lower (or upper) triangle of a (unit diagonal if asked; the
+    other entries of a are never read) and op given by trans: 0 or 'N' (T), 1 or 'T' (T^T),
+    2 or 'C' (T^H). b is (n,) or (n, k), with leading batch dims on either side."""
     a, b = as_operand(a), as_operand(b)
-    t = _triangle(a, lower, unit_diagonal)
-    if trans in (1, "T"):
-        t = fnp.swapaxes(t, -1, -2)
-    elif trans in (2, "C"):
-        t = fnp.conj(fnp.swapaxes(t, -1, -2))
-    elif trans not in (0, "N"):
+    if trans not in _TRANS:
         raise ValueError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', not {trans!r}")
-    if ndim(b) == 1:
-        return fnp.linalg.solve(t, fnp.expand_dims(b, -1))[..., 0]
-    return fnp.linalg.solve(t, b)
+    vector = ndim(b) == 1
+    x = sla.solve_triangular(a, fnp.expand_dims(b, -1) if vector else b, lower=bool(lower),
+                             trans=_TRANS[trans], unit_diagonal=bool(unit_diagonal))
+    return x[..., 0] if vector else x
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):

@@ -91,7 +91,9 @@ def _triangular(rng):
     return [S(a(3, 3), _a(rng, 3)), S(a(3, 3), _a(rng, 3, 2), lower=True),
             S(a(4, 4), _a(rng, 4, 2), trans=1), S(a(3, 3), _a(rng, 3), trans="T", lower=True),
             S(a(3, 3), _a(rng, 3, 2), unit_diagonal=True, lower=True),
-            S(a(2, 3, 3), _a(rng, 2, 3, 2)), S(a(3, 3, dtype=F32), _a(rng, 3, dtype=F32))]
+            S(a(3, 3), _a(rng, 3, 2), trans=2, unit_diagonal=True),
+            S(a(2, 3, 3), _a(rng, 2, 3, 2)), S(a(2, 3, 3), _a(rng, 3, 2), lower=True),
+            S(a(3, 3, dtype=F32), _a(rng, 3, dtype=F32))]
 
 
 def _spd(rng):
