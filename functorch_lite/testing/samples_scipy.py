@@ -3,8 +3,8 @@
 no entries (the functions need it anyway)."""
 import numpy as np
 
-from .samples_base import (F32, F64, I64, NONZERO, POSITIVE, REAL, UNIT, Domain, OpInfo, S,
-                           array, fixed, reduction, spd, unary, well_conditioned)
+from .samples_base import (F32, F64, NONZERO, POSITIVE, REAL, UNIT, Domain, OpInfo, S, array,
+                           reduction, spd, unary, well_conditioned)
 
 try:
     import scipy.linalg as scipy_linalg
@@ -152,7 +152,8 @@ def _linalg_entries():
     return [
         OpInfo("scipy.linalg.solve_triangular", linalg.solve_triangular, sl.solve_triangular,
                _triangular, rtol={F32: 1e-4}),
-        OpInfo("scipy.linalg.cho_factor", lambda a, lower=False: linalg.cho_factor(_sym(a), lower)[0],
+        OpInfo("scipy.linalg.cho_factor",
+               lambda a, lower=False: linalg.cho_factor(_sym(a), lower)[0],
                lambda a, lower=False: _tri(sl.cho_factor(_sym(a), lower)[0], lower), _spd,
                rtol={F32: 1e-4}, doc="the factor only; SciPy's other triangle holds "
                                      "leftovers of a, ours zeros (masked in the reference)"),

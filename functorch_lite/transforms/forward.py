@@ -39,7 +39,8 @@ from ..interpreter import Interpreter
 from ..tensor import Tensor, TransformTensor
 from ..derivatives import (  # noqa: F401  (registers the jvp rules)
     jvp_elementwise, jvp_reductions, jvp_shape, jvp_indexing, jvp_linalg)
-from ..derivatives import jvp_special, jvp_scipy_linalg, jvp_eig  # noqa: F401  (registers the jvp rules)
+from ..derivatives import (  # noqa: F401  (registers the jvp rules)
+    jvp_special, jvp_scipy_linalg, jvp_eig)
 from .. import numpy as fnp
 from ._pytree import split_aux
 
