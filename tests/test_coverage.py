@@ -5,8 +5,9 @@ import math
 
 import numpy as np
 import pytest
-import scipy.special
 import scipy.linalg
+import scipy.special
+from hypothesis import given, settings, strategies as st
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
@@ -182,3 +183,49 @@ def test_eig_and_eigvals_derivatives_against_finite_differences(shape):
     loop = [ft.grad(lambda m: fnp.sum(fnp.real(fnp.linalg.eigvals(m)) ** 2))(m)
             for m in a.reshape((-1,) + shape[-2:])]
     np.testing.assert_allclose(per_example, loop, rtol=1e-12)
+
+
+# -- properties over shapes (hypothesis) -----------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 8), m=st.integers(1, 8), mode=st.sampled_from(["full", "same", "valid"]),
+       seed=st.integers(0, 2 ** 16))
+def test_convolve_correlate_match_numpy_and_their_vjp_is_the_transpose(n, m, mode, seed):
+    rng = np.random.default_rng(seed)
+    a, v = rng.standard_normal(n), rng.standard_normal(m)
+    for ours, theirs in ((fnp.convolve, np.convolve), (fnp.correlate, np.correlate)):
+        out = ours(a, v, mode)
+        np.testing.assert_allclose(out, theirs(a, v, mode), rtol=1e-12, atol=1e-12)
+        # linear in a: <u, J t> == <J^T u, t>
+        u, t = rng.standard_normal(np.shape(out)), rng.standard_normal(n)
+        _, jt = ft.jvp(lambda a: ours(a, v, mode), (a,), (t,))
+        (jtu,) = ft.vjp(lambda a: ours(a, v, mode), a)[1](u)
+        np.testing.assert_allclose(np.sum(u * jt), np.sum(jtu * t), rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3),
+       name=st.sampled_from(["add", "multiply", "maximum", "minimum", "logaddexp"]),
+       method=st.sampled_from(["reduce", "accumulate"]), data=st.data())
+def test_ufunc_methods_match_numpy_on_every_axis(shape, name, method, data):
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    x = np.random.default_rng(len(shape)).uniform(0.5, 1.5, shape)
+    got = getattr(getattr(fnp, name), method)(x, axis=axis)
+    np.testing.assert_allclose(got, getattr(getattr(np, name), method)(x, axis=axis),
+                               rtol=1e-12)
+    batched = ft.vmap(lambda x: getattr(getattr(np, name), method)(x, axis=axis))(x[None])
+    np.testing.assert_allclose(batched[0], got, rtol=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n_knots=st.integers(2, 6), shape=st.lists(st.integers(1, 3), max_size=2),
+       seed=st.integers(0, 2 ** 16))
+def test_interp_and_searchsorted_match_numpy(n_knots, shape, seed):
+    rng = np.random.default_rng(seed)
+    xp = np.sort(rng.choice(np.arange(-10.0, 10.0, 0.5), n_knots, replace=False))
+    fp = rng.standard_normal(n_knots)
+    x = rng.uniform(-12, 12, shape)
+    np.testing.assert_allclose(fnp.interp(x, xp, fp), np.interp(x, xp, fp), rtol=1e-12)
+    for side in ("left", "right"):
+        np.testing.assert_array_equal(fnp.searchsorted(xp, x, side), np.searchsorted(xp, x, side))
