@@ -5,6 +5,7 @@ Public API only: re-exports of the transforms, the extension API and the wrapper
 from . import ops  # noqa: F401  (registers the primitives)
 from . import numpy  # noqa: F401
 from . import nn  # noqa: F401
+from . import tree  # noqa: F401
 from .tensor import Tensor, TransformTensor, _install_array_methods
 from .dispatch import Op, OPS, defop
 from .interpreter import Interpreter, EscapedWrapperError
@@ -38,5 +39,5 @@ __all__ = [
     # errors
     "EscapedWrapperError", "DeviceMismatchError", "TracerConversionError", "RuleError",
     # namespaces
-    "numpy", "nn",
+    "numpy", "nn", "tree",
 ]

@@ -9,6 +9,9 @@ A subclass provides `shape`, `dtype`, `xp` (the array module of the data it hold
 `__tensor_function__` and `_concretize`. Transform wrappers derive from TransformTensor, which
 defers both to the interpreter that made the wrapper.
 """
+import dis as _dis
+import sys as _sys
+
 import numpy as _np
 
 from .backend import module_of
@@ -66,19 +69,30 @@ class Tensor:
         return self._concretize("bool")
 
     def __float__(self):
+        _refuse_store_into_array(self)
         return self._concretize("float")
 
     def __int__(self):
+        _refuse_store_into_array(self)
         return self._concretize("int")
 
     def __complex__(self):
+        _refuse_store_into_array(self)
         return self._concretize("complex")
 
     def __index__(self):
         return self._concretize("index")
 
     def __array__(self, dtype=None, copy=None):
-        out = self._concretize("array")
+        _refuse_store_into_array(self)
+        try:
+            out = self._concretize("array")
+        except TypeError as e:
+            from .scipy._hints import scipy_hint
+            hint = scipy_hint()
+            if hint:
+                raise TypeError(hint + str(e)) from None
+            raise
         return out if dtype is None else out.astype(dtype)
 
     def item(self):
@@ -111,6 +125,23 @@ class Tensor:
 
     def __repr__(self):
         return f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype})"
+
+
+_STORE_SUBSCR = _dis.opmap["STORE_SUBSCR"]
+
+
+def _refuse_store_into_array(value):
+    """`y[i] = v` with y a NumPy array and v a wrapper: NumPy converts v (float() for one slot,
+    __array__ for a slice), which would silently drop v's batch and derivatives (grad would
+    even return a wrong gradient). The caller's frame is then at a STORE_SUBSCR: refuse, and
+    point to the functional update."""
+    frame = _sys._getframe(2)
+    if frame is not None and frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR:
+        raise TypeError(
+            f"writing a {type(value).__name__} into a NumPy array (y[idx] = v) would convert it "
+            "to a plain number and lose what the transform tracks (its derivative or batch); "
+            "build the array functionally: y = fnp.at(y)[idx].set(v) (x.at[idx].set(v) on "
+            "functorch_lite values), or collect the pieces and fnp.stack them")
 
 
 class TransformTensor(Tensor):

@@ -80,10 +80,11 @@ def _drop_vector_dims(core, ra, rb):
 
 
 @la.einsum.def_batch_rule
-def einsum_batch_rule(args, bdims, subscripts, optimize=False):
+def einsum_batch_rule(args, bdims, subscripts, optimize="greedy"):
     """A fresh letter for the batch in every batched operand (at its batch dim: no move) and
     first in the output. With one batched operand of two, the batch letter is just one more
-    free index, and the optimized path contracts it in one GEMM."""
+    free index, and the optimized path contracts it in one GEMM (so even optimize=False
+    becomes "greedy" then)."""
     letter = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA"
                   if c not in subscripts)
     inputs, output = subscripts.split("->")

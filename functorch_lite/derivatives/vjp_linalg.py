@@ -53,7 +53,7 @@ def _matmul_a(g, out, a, b):
         return ew.multiply(g, b)
     if nb == 1:                        # (..., m, k) @ (k,): outer(g, b)
         if na == 2:                    # see _matmul_b
-            return la.einsum(g, b, subscripts="m,k->mk")
+            return la.einsum(g, b, subscripts="m,k->mk", optimize=False)
         return ew.multiply(fnp.expand_dims(g, -1), b)
     if na == 1:                        # (k,) @ (..., k, n) -> (..., n): b @ g
         if nb == 2:
@@ -71,8 +71,9 @@ def _matmul_b(g, out, a, b):
         return ew.multiply(g, a)
     if na == 1:                        # (k,) @ (..., k, n): outer(a, g)
         if nb == 2:                    # one einsum: a single op, and under vmap (per-example
-            # weight gradients, "zk,zn->zkn") NumPy's einsum loop beats a broadcast multiply
-            return la.einsum(a, g, subscripts="k,n->kn")
+            # weight gradients, "zk,zn->zkn") NumPy's einsum loop beats a broadcast multiply;
+            # no index is summed, so no contraction order to choose
+            return la.einsum(a, g, subscripts="k,n->kn", optimize=False)
         return ew.multiply(fnp.expand_dims(a, -1), fnp.expand_dims(g, -2))
     if nb == 1:                        # (..., m, k) @ (k,) -> (..., m): sum over batch of g a
         k = shape_of(a)[-1]
@@ -83,7 +84,7 @@ def _matmul_b(g, out, a, b):
     return la.matmul(mT(a), g)
 
 
-def _einsum_vjp(ct, primals, out, needed=None, *, subscripts, optimize=False):
+def _einsum_vjp(ct, primals, out, needed=None, *, subscripts, optimize="greedy"):
     """Operand i's cotangent is an einsum of the output cotangent with the other operands.
     A letter repeated in operand i (a diagonal) is paired with a fresh letter through an
     identity matrix; a letter summed away in operand i alone is restored by a ones vector."""

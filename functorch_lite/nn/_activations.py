@@ -9,6 +9,9 @@ import numpy as np
 from .. import numpy as fnp
 from ..numpy._util import dtype_of, normalize_axis
 from ..ops.elementwise import stop_gradient
+from ..ops.special import erf
+
+_SQRT_HALF = float(np.sqrt(0.5))
 
 
 def relu(x):
@@ -17,9 +20,14 @@ def relu(x):
 
 
 def gelu(x, approximate=True):
-    """Gaussian error linear unit, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    if not approximate:
-        raise NotImplementedError("only the tanh approximation of gelu is implemented")
+    """Gaussian error linear unit x Phi(x). approximate=True (the default, as jax.nn.gelu) or
+    'tanh' (torch's spelling): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); False or
+    'none': the exact 0.5 x (1 + erf(x / sqrt(2))) (its erf kernel needs SciPy)."""
+    if approximate in (False, "none"):
+        return 0.5 * x * (1.0 + erf(x * _SQRT_HALF))
+    if approximate not in (True, "tanh"):
+        raise ValueError(f"gelu: approximate must be True, False, 'tanh' or 'none', not "
+                         f"{approximate!r}")
     inner = float(np.sqrt(2.0 / np.pi)) * (x + 0.044715 * (x * x * x))  # float: keeps float32
     return 0.5 * x * (1.0 + fnp.tanh(inner))
 

@@ -30,8 +30,15 @@ from ._util import shape, ndim, size  # noqa: F401
 from ._statistics import (  # noqa: F401
     average, ptp, median, quantile, percentile, nansum, nanmean, nanmax, nanmin)
 from ._matrices import diag, diagflat, kron, cross, diff, fmod  # noqa: F401
+from ._searching import (  # noqa: F401
+    searchsorted, interp, argpartition, partition, unique)
+from ._selection import select, piecewise, heaviside, isclose, allclose  # noqa: F401
+from ._signal import convolve, correlate  # noqa: F401
+from ._covariance import cov, corrcoef  # noqa: F401
+from ._grids import meshgrid  # noqa: F401
 from . import linalg, fft  # noqa: F401
 from . import lib  # noqa: F401
+from . import _ufunc_methods
 from numpy import pi, e, inf, nan, newaxis, float16, float32, float64, complex64, complex128, \
     int8, int16, int32, int64, uint8, bool_, dtype, finfo, iinfo  # noqa: F401
 
@@ -39,3 +46,5 @@ __all__ = [n for n in dir() if not n.startswith("_") and n not in {
     "linalg", "lib", "fft", "pi", "e", "inf", "nan", "newaxis", "float16", "float32", "float64",
     "complex64", "complex128", "int8", "int16", "int32", "int64", "uint8", "bool_", "dtype", "finfo",
     "iinfo", "getitem", "at", "add_along_axis"}]
+
+_ufunc_methods.install()

@@ -112,20 +112,21 @@ def take(a, indices, axis=None, out=None, mode=None):
 
 
 def _along_axis_index(arr, indices, axis):
-    """The advanced index that pairs `indices` with broadcast aranges on the other axes."""
+    """The advanced index that pairs `indices` with aranges over arr's other axes (which
+    broadcast against the indices' sizes there, as NumPy's)."""
     nd = ndim(arr)
     if ndim(indices) != nd:
         raise ValueError("`indices` and `arr` must have the same number of dimensions")
     xp = xp_of(arr)
-    idx_shape = shape(indices)
+    arr_shape = shape(arr)
     index = []
     for dim in range(nd):
         if dim == axis:
             index.append(indices)
         else:
             fancy = [1] * nd
-            fancy[dim] = idx_shape[dim]
-            index.append(xp.arange(idx_shape[dim]).reshape(fancy))
+            fancy[dim] = arr_shape[dim]
+            index.append(xp.arange(arr_shape[dim]).reshape(fancy))
     return tuple(index)
 
 

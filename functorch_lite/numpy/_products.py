@@ -103,8 +103,9 @@ def _normalize_subscripts(subscripts, operands):
     return ",".join(expanded) + "->" + output
 
 
-def einsum(subscripts, *operands, optimize=False):
-    """Einstein summation, explicit ('ij,jk->ik') or implicit ('ij,jk') form, with ellipsis."""
+def einsum(subscripts, *operands, optimize="greedy"):
+    """Einstein summation, explicit ('ij,jk->ik') or implicit ('ij,jk') form, with ellipsis.
+    Unlike NumPy (optimize=False) it chooses a contraction order by default, as torch and JAX."""
     operands = [as_operand(op) for op in operands]
     return la.einsum(*operands, subscripts=_normalize_subscripts(subscripts, operands),
                      optimize=optimize)

@@ -1,14 +1,13 @@
 """NumPy's dispatch protocols: `np.sin(wrapper)`, `np.sum(wrapper)`, `ndarray + wrapper`, ...
 route to the functorch_lite.numpy function of the same name."""
 import functools
+import sys
 
 import numpy as np
 
 from ._util import dtype_of
 
-_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
-           "logical_and": "all", "logical_or": "any"}
-_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
+_REDUCE = {"logical_and": "all", "logical_or": "any"}
 _BOOL_BITWISE = {"bitwise_and": "logical_and", "bitwise_or": "logical_or",
                  "bitwise_xor": "logical_xor", "invert": "logical_not"}
 _HOW_TO_EXTEND = ("define it as a primitive with functorch_lite.defop and give it rules "
@@ -48,6 +47,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if kwargs.get("out") is not None:
         raise TypeError(f"numpy.{ufunc.__name__}(..., out=...) would write in place; "
                         "transforms are functional: use the return value")
+    if getattr(np, ufunc.__name__, None) is not ufunc:
+        return _foreign_ufunc(ufunc, method, inputs, kwargs)
     if method == "__call__":
         name = ufunc.__name__
         if name in _BOOL_BITWISE and all(dtype_of(i) == np.bool_ for i in inputs):
@@ -55,14 +56,33 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         impl = getattr(fnp, name, None)
         if impl is not None:
             return impl(*inputs, **kwargs)
+    elif method in ("reduce", "accumulate") and hasattr(getattr(fnp, ufunc.__name__, None),
+                                                         method):
+        return getattr(getattr(fnp, ufunc.__name__), method)(*inputs, **kwargs)
     elif method == "reduce" and ufunc.__name__ in _REDUCE:
         kwargs.setdefault("axis", 0)
         return getattr(fnp, _REDUCE[ufunc.__name__])(*inputs, **kwargs)
-    elif method == "accumulate" and ufunc.__name__ in _ACCUMULATE:
-        kwargs.setdefault("axis", 0)
-        return getattr(fnp, _ACCUMULATE[ufunc.__name__])(*inputs, **kwargs)
     elif method == "at":
         raise TypeError(f"numpy.{ufunc.__name__}.at writes in place; use the functional "
                         "x.at[idx].add(v) (or fnp.at(x)[idx].add(v)) instead")
     name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
     raise TypeError(f"numpy.{name} is not supported on functorch_lite values; " + _HOW_TO_EXTEND)
+
+
+_SCIPY_UFUNC_NAMES = {"psi": "digamma"}   # the ufunc's own name -> its public name
+
+
+def _foreign_ufunc(ufunc, method, inputs, kwargs):
+    """A ufunc from outside NumPy: scipy.special's reach functorch_lite.scipy.special."""
+    name = _SCIPY_UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__)
+    special = sys.modules.get("scipy.special")
+    if special is not None and getattr(special, name, None) is ufunc:
+        from ..scipy import special as ours
+        if method == "__call__" and name in ours.__all__:
+            return getattr(ours, name)(*inputs, **kwargs)
+        what = name if method == "__call__" else f"{name}.{method}"
+        raise TypeError(f"scipy.special.{what} is not supported on functorch_lite values; "
+                        "functorch_lite.scipy.special has " + ", ".join(ours.__all__) + "; for "
+                        "another function, " + _HOW_TO_EXTEND)
+    raise TypeError(f"the ufunc {name}.{method} (not NumPy's) is not supported on "
+                    "functorch_lite values; " + _HOW_TO_EXTEND)

@@ -74,12 +74,20 @@ def is_wrapper(a):
     return isinstance(a, Tensor)
 
 
+_WORKAROUNDS = {
+    "out": " (transforms are functional: use the return value)",
+    "initial": "; call it without initial= and combine the result with the initial value "
+               "(e.g. fnp.maximum(fnp.max(a), initial))",
+    "where": "; call it without where= and mask the input with fnp.where instead"}
+
+
 def reject(name, **unsupported):
     """Refuse NumPy arguments that this library does not implement (out=, where=, ...)."""
     for key, value in unsupported.items():
         if value is not None and value is not np._NoValue:
+            why = _WORKAROUNDS.get(key, f"; call it without {key}=")
             raise TypeError(f"functorch_lite.numpy.{name} does not support the {key}= "
-                            "argument (transforms are functional: use the return value)")
+                            f"argument{why}")
 
 
 def xp_of(a):

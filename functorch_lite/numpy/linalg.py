@@ -3,11 +3,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..ops import elementwise as ew, linalg as la, reductions as red
+from ..ops import eig as eg, elementwise as ew, linalg as la, reductions as red
 from ._indexing import getitem
 from ._shape import (broadcast_to, diagonal as _diagonal, expand_dims, moveaxis, ravel, reshape,
                      squeeze, swapaxes)
 from ._util import as_operand, dtype_of, ndim, normalize_axes, shape, xp_of
+
+
+class EigResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
 
 
 class EighResult(NamedTuple):
@@ -47,6 +52,18 @@ def slogdet(a):
 
 def eigh(a, UPLO="L"):
     return EighResult(*la.eigh(as_operand(a), UPLO=UPLO))
+
+
+def eig(a):
+    """(eigenvalues, eigenvectors) of a general square matrix, complex in general (numpy's
+    EigResult). Derivatives assume distinct eigenvalues; an eigenvector's phase is a free
+    choice, so only phase-independent functions of eigenvectors have well-defined derivatives."""
+    return EigResult(*eg.eig(as_operand(a)))
+
+
+def eigvals(a):
+    """The eigenvalues of a general square matrix (complex in general)."""
+    return eg.eigvals(as_operand(a))
 
 
 def eigvalsh(a, UPLO="L"):
@@ -261,7 +278,8 @@ def lstsq(a, b, rcond=None):
     return LstsqResult(x, residuals, rank, s)
 
 
-__all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "svd", "qr",
+__all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "eig", "eigvals",
+           "EigResult", "svd", "qr",
            "norm", "EighResult", "SlogdetResult", "SVDResult", "QRResult", "matrix_norm",
            "vector_norm", "trace", "diagonal", "outer", "vecdot", "matrix_power", "pinv",
            "lstsq", "LstsqResult"]

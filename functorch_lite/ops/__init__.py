@@ -4,7 +4,8 @@ Positional operands, keyword static parameters (see dispatch.py). The NumPy-name
 functions in `functorch_lite.numpy` are these primitives or composites of them.
 """
 from . import (  # noqa: F401  (registers the ops)
-    elementwise, reductions, shape, indexing, linalg, conv, pool, fft)
+    elementwise, reductions, shape, indexing, linalg, conv, pool, fft, special, searching,
+    scipy_linalg, eig)
 from ..dispatch import OPS as _OPS
 
 BUILTIN_OPS = dict(_OPS)

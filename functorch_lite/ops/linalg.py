@@ -5,10 +5,30 @@ import numpy as np
 from ..dispatch import defop
 
 matmul = defop("matmul", lambda xp, a, b: xp.matmul(a, b), numpy_impl=np.matmul)
-einsum = defop("einsum", lambda xp, *operands, subscripts, optimize=False:
-               xp.einsum(subscripts, *operands, optimize=optimize),
+_NAIVE_LOOP_LIMIT = 1 << 16
+"""Below this many iterations of einsum's one nested loop (the product of every index's size),
+choosing an order costs more (tens of microseconds of path search) than it saves."""
+
+
+def _einsum_kernel(xp, *operands, subscripts, optimize="greedy"):
+    if optimize is not False:
+        sizes = {}
+        for term, op in zip(subscripts.split("->")[0].split(","), operands):
+            sizes.update(zip(term, op.shape))
+        loop = 1
+        for n in sizes.values():
+            loop *= n
+        if loop < _NAIVE_LOOP_LIMIT:
+            optimize = False
+    return xp.einsum(subscripts, *operands, optimize=optimize)
+
+
+einsum = defop("einsum", _einsum_kernel,
                doc="einsum with explicit subscripts and no ellipsis (the public einsum "
-                   "normalizes to that form).")
+                   "normalizes to that form). It chooses a contraction order by default "
+                   "(optimize='greedy'), as torch and JAX do: NumPy's optimize=False runs one "
+                   "nested loop over every index, where an order turns most products into "
+                   "GEMMs. Small contractions skip the path search (see _NAIVE_LOOP_LIMIT).")
 solve = defop("solve", lambda xp, a, b: xp.linalg.solve(a, b))
 inv = defop("inv", lambda xp, a: xp.linalg.inv(a))
 det = defop("det", lambda xp, a: xp.linalg.det(a))

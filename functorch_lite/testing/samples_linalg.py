@@ -4,12 +4,14 @@ Matrices are well conditioned: A + n I for solve/inv/det, A A^T + n I for choles
 eigh/svd inputs are built from random orthogonal factors and well separated spectra, so
 derivatives exist and finite differences are accurate.
 """
+import math
+
 import numpy as np
 
 from .. import nn
 from .. import numpy as fnp
-from .samples_base import (EVEN, F32, F64, I64, NONZERO, REAL, OpInfo, S, array, spd, unary,
-                           well_conditioned)
+from .samples_base import (EVEN, F32, F64, I64, NONZERO, REAL, OpInfo, S, array, fixed, spd,
+                           unary, well_conditioned)
 
 
 def _same(name):
@@ -229,7 +231,10 @@ def _np_sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
-def _np_gelu(x):
+def _np_gelu(x, approximate=True):
+    if approximate in (False, "none"):
+        erf = np.vectorize(math.erf, otypes=[np.float64])
+        return (0.5 * x * (1 + erf(x / math.sqrt(2.0)))).astype(x.dtype)
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi).astype(x.dtype) *
                                   (x + 0.044715 * x ** 3)))
 
@@ -302,7 +307,8 @@ def _nn(name, ref, samples, **kw):
 
 NN = [
     _nn("relu", lambda x: np.maximum(x, 0), unary(NONZERO), doc="samples avoid the kink at 0"),
-    _nn("gelu", _np_gelu, unary(REAL)),
+    _nn("gelu", _np_gelu, fixed(unary(REAL), unary(REAL, approximate=False),
+                                unary(REAL, approximate="tanh"))),
     _nn("sigmoid", _np_sigmoid, unary(REAL)),
     _nn("softplus", lambda x: np.logaddexp(x, 0), unary(REAL)),
     _nn("silu", lambda x: x * _np_sigmoid(x), unary(REAL)),

@@ -39,7 +39,7 @@ from ..interpreter import Interpreter
 from ..tensor import Tensor, TransformTensor
 from ..derivatives import (  # noqa: F401  (registers the jvp rules)
     jvp_elementwise, jvp_reductions, jvp_shape, jvp_indexing, jvp_linalg, jvp_conv,
-    jvp_pool, jvp_fft)
+    jvp_pool, jvp_fft, jvp_special, jvp_scipy_linalg, jvp_eig)
 from .. import numpy as fnp
 from ._pytree import check_output_leaf, split_aux
 

@@ -35,7 +35,8 @@ import optree
 
 from .. import numpy as fnp
 from ..derivatives import vjp_elementwise, vjp_reductions, vjp_shape, vjp_indexing, \
-    vjp_linalg, vjp_conv, vjp_pool, vjp_fft  # noqa: F401  (registers the vjp rules)
+    vjp_linalg, vjp_conv, vjp_pool, vjp_fft, vjp_special, vjp_scipy_linalg, \
+    vjp_eig  # noqa: F401  (registers the vjp rules)
 from ..derivatives.vjp_helpers import unbroadcast
 from ..interpreter import Interpreter
 from ..ops import elementwise as ew

@@ -1,0 +1,7 @@
+"""Batching rules of the special functions: all elementwise."""
+from ..ops import special
+from .helpers import elementwise
+
+for _op in [special.erf, special.erfc, special.erfinv, special.gammaln, special.digamma,
+            special.ndtri, special.polygamma]:
+    elementwise(_op)

@@ -1,0 +1,91 @@
+"""Searching, interpolation, partial sorting and unique: searchsorted and argpartition are
+primitives with integer results; interp, partition and unique compose them (and unique, whose
+result's shape depends on the values, needs concrete values: it is refused under vmap)."""
+import numpy as np
+
+from ..ops import elementwise as ew, searching
+from ..tensor import Tensor
+from ._indexing import _concrete, take, take_along_axis
+from ._shape import ravel
+from ._util import as_operand, dtype_of, ndim, reject, shape, xp_of
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """Indices where v would be inserted into the sorted 1-d a to keep it sorted. Batched on
+    both sides under vmap (a batch of tables, a batch of queries, or both)."""
+    a, v = as_operand(a), as_operand(v)
+    if ndim(a) != 1:
+        raise ValueError(f"searchsorted: a must be 1-d, got shape {shape(a)}")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', not {side!r}")
+    if sorter is not None:
+        a = take(a, as_operand(sorter))
+    return searching.searchsorted(a, v, side=side)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Piecewise-linear interpolation of the points (xp, fp) at x (xp increasing), as
+    numpy.interp: fp[0] (or `left`) below xp[0], fp[-1] (or `right`) above xp[-1].
+    Differentiable in x, xp and fp; the result is float64, as NumPy's."""
+    reject("interp", period=period)
+    x, xp, fp = as_operand(x), as_operand(xp), as_operand(fp)
+    if ndim(xp) != 1 or shape(xp) != shape(fp) or shape(xp)[0] == 0:
+        raise ValueError("interp: xp and fp must be 1-d sequences of the same, non-zero length")
+    x, xp, fp = (_as_float64(t) for t in (x, xp, fp))
+    n = shape(xp)[0]
+    if n == 1:
+        out = ew.add(ew.multiply(x, 0.0), fp[0])
+    else:
+        i = ew.minimum(ew.maximum(searching.searchsorted(xp, x, side="right"), 1), n - 1)
+        x0, x1, f0, f1 = take(xp, i - 1), take(xp, i), take(fp, i - 1), take(fp, i)
+        out = f0 + (x - x0) / (x1 - x0) * (f1 - f0)
+    out = ew.where(ew.less(x, xp[0]), fp[0] if left is None else left, out)
+    return ew.where(ew.greater(x, xp[-1]), fp[-1] if right is None else right, out)
+
+
+def _as_float64(t):
+    return t if dtype_of(t) == np.float64 else ew.astype(t, dtype=np.dtype(np.float64))
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """Indices that partition a: the kth element(s) in sorted place, smaller before, larger
+    after (axis None: the flattened array)."""
+    reject("argpartition", order=order)
+    a = as_operand(a)
+    if axis is None:
+        a, axis = ravel(a), -1
+    return searching.argpartition(a, kth=kth, axis=axis)
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """a rearranged as argpartition orders it (the same arrangement as numpy.partition).
+    Differentiable: the values move with their derivatives."""
+    reject("partition", order=order)
+    a = as_operand(a)
+    if axis is None:
+        a, axis = ravel(a), -1
+    return take_along_axis(a, searching.argpartition(a, kth=kth, axis=axis), axis)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True):
+    """numpy.unique on concrete values. Under grad and jvp the unique values carry the
+    derivatives of the entries they were taken from (the first occurrence); under vmap the
+    number of unique values would differ per example, so it is refused."""
+    ar = as_operand(ar)
+    try:
+        concrete = _concrete(ar)
+    except TypeError as e:
+        raise TypeError("functorch_lite.numpy.unique cannot run under vmap: the number of "
+                        "unique values depends on the values, so it would differ per "
+                        "example. Call it outside the vmapped function, or use a fixed-size "
+                        "alternative (fnp.sort, a comparison with fnp.equal).") from e
+    result = xp_of(concrete).unique(concrete, return_index=True, return_inverse=return_inverse,
+                                    return_counts=return_counts, axis=axis,
+                                    equal_nan=equal_nan)
+    values, index, rest = result[0], result[1], result[2:]
+    if isinstance(ar, Tensor):
+        values = take(ar, index, axis=axis)
+    out = (values,) + ((index,) if return_index else ()) + tuple(rest)
+    return out if len(out) > 1 else out[0]
+

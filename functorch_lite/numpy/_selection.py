@@ -1,0 +1,97 @@
+"""Choosing values by conditions: select, piecewise, heaviside; closeness tests isclose and
+allclose. All compose `where` and comparisons, so every transform covers them.
+
+piecewise evaluates every function on the whole input and selects with `where` (as
+jax.numpy.piecewise), where NumPy calls each on the selected entries only: a function that is
+not finite outside its piece (sqrt for x < 0) would poison the derivative through `where`;
+make its input safe there (see the double-where idiom in docs/autodiff.md).
+"""
+import numpy as np
+
+from ..ops import elementwise as ew
+from ._reductions import all as _all
+from ._shape import broadcast_to
+from ._util import as_operand, dtype_of, ndim, shape
+
+
+def _weak_result_type(*operands):
+    """NumPy 2's result dtype: Python scalars are weak (they do not widen arrays)."""
+    return np.result_type(*[dtype_of(o) if hasattr(o, "dtype") else o for o in operands])
+
+
+def select(condlist, choicelist, default=0):
+    """The choice of the first true condition, elementwise; `default` where none holds."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    if not condlist:
+        raise ValueError("select with an empty condition list is not possible")
+    conds = [as_operand(c) for c in condlist]
+    for i, c in enumerate(conds):
+        if dtype_of(c) != np.bool_:
+            raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    choices = [as_operand(c) for c in choicelist]
+    dtype = _weak_result_type(*choices, default)
+    out = default
+    for cond, choice in zip(reversed(conds), reversed(choices)):
+        out = ew.where(cond, choice, out)
+    return out if dtype_of(out) == dtype else ew.astype(out, dtype=dtype)
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """funclist[i](x, *args, **kw) where condlist[i] holds (later conditions win), an extra
+    last function (or value) where none holds, 0 elsewhere; values keep x's dtype."""
+    x = as_operand(x)
+    if not isinstance(condlist, (list, tuple)) and ndim(condlist) == ndim(x):
+        condlist = [condlist]
+    conds = [as_operand(c) for c in condlist]
+    n = len(conds)
+    if len(funclist) not in (n, n + 1):
+        raise ValueError(f"with {n} condition(s), piecewise needs {n} or {n + 1} functions, "
+                         f"got {len(funclist)}")
+    if len(funclist) == n + 1:
+        none = ew.logical_not(_any_of(conds))
+        conds, funclist = conds + [none], list(funclist)
+    dtype = dtype_of(x)
+    out = ew.multiply(x, 0) if dtype.kind in "fc" else broadcast_to(np.zeros((), dtype), shape(x))
+    for cond, fn in zip(conds, funclist):
+        value = fn(x, *args, **kw) if callable(fn) else fn
+        if hasattr(value, "dtype") and dtype_of(value) != dtype:
+            value = ew.astype(value, dtype=dtype)
+        out = ew.where(cond, value, out)
+    return out if dtype_of(out) == dtype else ew.astype(out, dtype=dtype)
+
+
+def _any_of(conds):
+    out = conds[0]
+    for c in conds[1:]:
+        out = ew.logical_or(out, c)
+    return out
+
+
+def heaviside(x1, x2):
+    """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0 (NaN stays NaN). Constant in x1 (zero
+    derivative), differentiable in x2 where x1 == 0."""
+    x1, x2 = as_operand(x1), as_operand(x2)
+    dtype = _weak_result_type(x1, x2)
+    step = ew.astype(ew.greater(x1, 0), dtype=dtype)
+    out = ew.where(ew.equal(x1, 0), x2, step)
+    out = ew.where(ew.isnan(x1), x1, out)
+    return out if dtype_of(out) == dtype else ew.astype(out, dtype=dtype)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|a - b| <= atol + rtol |b| elementwise (infinities close only to themselves)."""
+    a, b = as_operand(a), as_operand(b)
+    finite = ew.logical_and(ew.isfinite(a), ew.isfinite(b))
+    near = ew.less_equal(ew.abs(ew.subtract(a, b)), ew.add(atol, ew.multiply(rtol, ew.abs(b))))
+    out = ew.where(finite, near, ew.equal(a, b))
+    if equal_nan:
+        out = ew.logical_or(out, ew.logical_and(ew.isnan(a), ew.isnan(b)))
+    return out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """A Python bool: whether every pair is close (isclose). Like bool(), it needs concrete
+    values: it is refused under vmap (use fnp.all(fnp.isclose(a, b)) for a per-example
+    answer)."""
+    return bool(_all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))

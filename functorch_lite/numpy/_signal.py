@@ -1,0 +1,51 @@
+"""convolve and correlate of 1-d sequences (modes 'full', 'same', 'valid', as NumPy), as one
+gather of sliding windows and one matrix-vector product, so every transform covers them."""
+import numpy as np
+
+from ..ops import elementwise as ew, linalg as la
+from ._shape import flip, pad
+from ._indexing import take
+from ._util import as_operand, ndim, shape
+
+_MODES = ("full", "same", "valid")
+
+
+def _correlate_long_short(a, w, mode):
+    """sum_j a[k + j - (m - 1)] w[j] for len(a) = n >= m = len(w), sliced by mode."""
+    n, m = shape(a)[0], shape(w)[0]
+    padded = pad(a, (m - 1, m - 1))
+    windows = take(padded, np.arange(n + m - 1)[:, None] + np.arange(m)[None, :])
+    full = la.matmul(windows, w)
+    if mode == "full":
+        return full
+    if mode == "same":
+        start = m - 1 - m // 2
+        return full[start:start + n]
+    return full[m - 1:n]
+
+
+def _check(name, a, v, mode):
+    a, v = as_operand(a), as_operand(v)
+    if mode not in _MODES:
+        raise ValueError(f"{name}: mode must be one of {_MODES}, not {mode!r}")
+    if ndim(a) != 1 or ndim(v) != 1:
+        raise ValueError(f"{name}: a and v must be 1-d, got shapes {shape(a)} and {shape(v)}")
+    if shape(a)[0] == 0 or shape(v)[0] == 0:
+        raise ValueError(f"{name}: a and v must not be empty")
+    return a, v
+
+
+def convolve(a, v, mode="full"):
+    """The discrete linear convolution sum_i a[i] v[k - i]."""
+    a, v = _check("convolve", a, v, mode)
+    if shape(v)[0] > shape(a)[0]:
+        a, v = v, a
+    return _correlate_long_short(a, flip(v, 0), mode)
+
+
+def correlate(a, v, mode="valid"):
+    """The cross-correlation sum_n a[n + k] conj(v[n])."""
+    a, v = _check("correlate", a, v, mode)
+    if shape(v)[0] > shape(a)[0]:        # NumPy swaps and reverses
+        return flip(ew.conj(_correlate_long_short(v, ew.conj(a), mode)), 0)
+    return _correlate_long_short(a, ew.conj(v), mode)

@@ -1,0 +1,75 @@
+"""Primitives behind functorch_lite.scipy.linalg: the LU factorization (LAPACK's packed form,
+as scipy.linalg.lu_factor), the permutation its pivots describe, and the matrix exponential.
+Kernels call scipy.linalg on NumPy arrays and cupyx.scipy.linalg on CuPy arrays; both take
+stacks of matrices (leading dims are a batch)."""
+from ..dispatch import defop
+
+
+def linalg_module(xp):
+    """scipy.linalg for NumPy arrays, cupyx.scipy.linalg for CuPy arrays."""
+    try:
+        if xp.__name__ == "cupy":
+            import cupyx.scipy.linalg as linalg
+        else:
+            import scipy.linalg as linalg
+    except ImportError as e:
+        raise ImportError("functorch_lite.scipy.linalg needs SciPy for this function: "
+                          "pip install 'functorch-lite[scipy]'") from e
+    return linalg
+
+
+def _stacked(xp, fn, a):
+    """fn over the matrices of a stack (for kernels that take one matrix only)."""
+    if a.ndim == 2 or xp.__name__ != "cupy":
+        return fn(a)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    outs = [fn(m) for m in flat]
+    if isinstance(outs[0], tuple):
+        return tuple(xp.stack(parts).reshape(a.shape[:-2] + parts[0].shape)
+                     for parts in zip(*outs))
+    return xp.stack(outs).reshape(a.shape)
+
+
+def _lu_factor_kernel(xp, a):
+    lu, piv = _stacked(xp, linalg_module(xp).lu_factor, a)
+    return lu, piv
+
+
+def _pivots_to_permutation_kernel(xp, piv):
+    """Row i was swapped with row piv[i], in order: the rows of A in the order of P A."""
+    n = piv.shape[-1]
+    flat = piv.reshape(-1, n)
+    rows = xp.arange(flat.shape[0])
+    perm = xp.broadcast_to(xp.arange(n), flat.shape).copy()
+    for i in range(n):
+        j = flat[:, i]
+        pi, pj = perm[:, i].copy(), perm[rows, j].copy()
+        perm[:, i], perm[rows, j] = pj, pi
+    return perm.reshape(piv.shape)
+
+
+def _solve_triangular_kernel(xp, a, b, *, lower, trans, unit_diagonal):
+    batch = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = xp.broadcast_to(a, batch + a.shape[-2:])
+    b = xp.broadcast_to(b, batch + b.shape[-2:])
+    solve = linalg_module(xp).solve_triangular
+    if not batch or xp.__name__ != "cupy":
+        return solve(a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+    n, k = b.shape[-2:]
+    outs = [solve(m, r, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+            for m, r in zip(a.reshape((-1, n, n)), b.reshape((-1, n, k)))]
+    return xp.stack(outs).reshape(batch + (n, k))
+
+
+solve_triangular = defop(
+    "solve_triangular", _solve_triangular_kernel,
+    doc="x with op(T) x = b for T the lower or upper triangle of a (unit diagonal if asked), "
+        "op(T) = T, T^T or T^H for trans 0, 1, 2; b is (..., n, k), batch dims broadcast.")
+lu_factor = defop("lu_factor", _lu_factor_kernel, multiple_results=True,
+                  doc="(lu, piv): L (unit diagonal, strictly lower part) and U packed in one "
+                      "matrix, and LAPACK's row interchanges, with A[perm] = L U.")
+pivots_to_permutation = defop("pivots_to_permutation", _pivots_to_permutation_kernel,
+                              differentiable=False,
+                              doc="The permutation perm of LAPACK pivots: A[perm] = L U.")
+expm = defop("expm", lambda xp, a: _stacked(xp, linalg_module(xp).expm, a),
+             doc="The matrix exponential (scaling and squaring with a Pade approximant).")

@@ -1,0 +1,103 @@
+"""Pytree utilities, thin over optree (the library's own pytree machinery, so the trees the
+transforms accept are exactly the trees these functions walk).
+
+    ft.tree.map(f, params)              apply f to every leaf (several trees: f(*leaves))
+    ft.tree.leaves(params)              the leaves, in the transforms' order
+    ft.tree.structure(params)           the tree's shape without its leaves
+    ft.tree.stack([p1, p2, p3])         one tree whose leaves carry a leading model axis
+    ft.tree.unstack(stacked)            its inverse: a list of trees
+    flat, unravel = ft.tree.ravel(p)    one flat vector and the function that rebuilds the tree
+
+`stack` is what an ensemble needs (torch.func's `stack_module_state`): vmap over the stacked
+parameters with in_dims=0 runs every model at once. `ravel` follows
+`jax.flatten_util.ravel_pytree`, for optimizers that want one vector (scipy.optimize). Every
+function works on wrappers as well as arrays, so they can be used inside transforms.
+"""
+import numpy as np
+import optree
+
+from . import numpy as fnp
+from .numpy._util import dtype_of, shape
+
+__all__ = ["map", "leaves", "structure", "flatten", "unflatten", "stack", "unstack", "ravel"]
+
+
+def map(f, tree, *rest, is_leaf=None):
+    """f applied leaf by leaf; with several trees of one structure, f(leaf, *other_leaves)."""
+    return optree.tree_map(f, tree, *rest, is_leaf=is_leaf)
+
+
+def leaves(tree, is_leaf=None):
+    """The leaves of `tree`, in the order the transforms flatten it (None is an empty node)."""
+    return optree.tree_leaves(tree, is_leaf=is_leaf)
+
+
+def structure(tree, is_leaf=None):
+    """The structure of `tree` (an optree PyTreeSpec): compare two with ==."""
+    return optree.tree_structure(tree, is_leaf=is_leaf)
+
+
+def flatten(tree, is_leaf=None):
+    """(leaves, structure)."""
+    return optree.tree_flatten(tree, is_leaf=is_leaf)
+
+
+def unflatten(treedef, leaves):
+    """The tree of structure `treedef` holding `leaves`."""
+    return optree.tree_unflatten(treedef, list(leaves))
+
+
+def stack(trees, axis=0):
+    """Trees of one structure -> one tree whose every leaf stacks the trees' leaves on `axis`."""
+    trees = list(trees)
+    if not trees:
+        raise ValueError("ft.tree.stack needs at least one tree")
+    first = structure(trees[0])
+    for i, t in enumerate(trees[1:], 1):
+        if structure(t) != first:
+            raise ValueError(f"ft.tree.stack: tree {i} has structure {structure(t)}, tree 0 "
+                             f"has {first}")
+    return optree.tree_map(lambda *xs: fnp.stack(xs, axis=axis), *trees)
+
+
+def unstack(tree, axis=0):
+    """The inverse of stack: a list of trees, one per index along `axis` of every leaf."""
+    flat, treedef = flatten(tree)
+    if not flat:
+        raise ValueError("ft.tree.unstack needs a tree with at least one leaf")
+    sizes = {shape(x)[axis] if len(shape(x)) else None for x in flat}
+    if len(sizes) != 1 or None in sizes:
+        raise ValueError(f"ft.tree.unstack: the leaves must share one size along axis {axis}; "
+                         f"got sizes {sorted(s for s in sizes if s is not None)} "
+                         f"{'and 0-d leaves' if None in sizes else ''}".rstrip())
+    (n,) = sizes
+    moved = [fnp.moveaxis(x, axis, 0) for x in flat]
+    return [unflatten(treedef, [x[i, ...] for x in moved]) for i in range(n)]
+
+
+def ravel(tree):
+    """(flat, unravel): every leaf raveled and concatenated into one 1-d vector, and the
+    function that splits such a vector back into the tree (as jax.flatten_util.ravel_pytree).
+
+    The vector has the leaves' common result dtype; `unravel` gives each leaf its own shape and
+    dtype back. Python scalars count as 0-d leaves."""
+    flat, treedef = flatten(tree)
+    shapes = [shape(x) for x in flat]
+    dtypes = [dtype_of(x) for x in flat]
+    sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
+    common = np.result_type(*dtypes) if dtypes else np.dtype(np.float64)
+    if flat:
+        vector = fnp.concatenate([fnp.ravel(fnp.asarray(x, dtype=common))
+                                  for x in flat])
+    else:
+        vector = np.zeros(0, common)
+    offsets = np.cumsum([0] + sizes)
+
+    def unravel(vec):
+        if shape(vec) != (int(offsets[-1]),):
+            raise ValueError(f"unravel: expected a vector of shape ({int(offsets[-1])},), got "
+                             f"shape {shape(vec)}")
+        parts = [fnp.asarray(fnp.reshape(vec[int(a):int(b)], s), dtype=dt)
+                 for a, b, s, dt in zip(offsets[:-1], offsets[1:], shapes, dtypes)]
+        return unflatten(treedef, parts)
+    return vector, unravel
