@@ -30,7 +30,14 @@ def _stacked(xp, fn, a):
     return xp.stack(outs).reshape(a.shape)
 
 
+def _float_dtype(xp, *arrays):
+    dt = xp.result_type(*arrays)
+    return dt if dt.kind in "fc" else xp.dtype(xp.float64)
+
+
 def _lu_factor_kernel(xp, a):
+    if a.size == 0:  # SciPy refuses empty stacks; an empty stack has empty factors
+        return xp.zeros(a.shape, _float_dtype(xp, a)), xp.zeros(a.shape[:-1], xp.int32)
     lu, piv = _stacked(xp, linalg_module(xp).lu_factor, a)
     return lu, piv
 
@@ -52,6 +59,8 @@ def _solve_triangular_kernel(xp, a, b, *, lower, trans, unit_diagonal):
     batch = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = xp.broadcast_to(a, batch + a.shape[-2:])
     b = xp.broadcast_to(b, batch + b.shape[-2:])
+    if a.size == 0 or b.size == 0:  # SciPy refuses empty stacks
+        return xp.zeros(batch + b.shape[-2:], _float_dtype(xp, a, b))
     solve = linalg_module(xp).solve_triangular
     if not batch or xp.__name__ != "cupy":
         return solve(a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
