@@ -5,6 +5,8 @@ Public API only: re-exports of the transforms, the extension API and the wrapper
 from . import ops  # noqa: F401  (registers the primitives)
 from . import numpy  # noqa: F401
 from . import nn  # noqa: F401
+from . import random  # noqa: F401
+from . import optim  # noqa: F401
 from .tensor import Tensor, TransformTensor, _install_array_methods
 from .dispatch import Op, OPS, defop
 from .interpreter import Interpreter, EscapedWrapperError
@@ -34,5 +36,5 @@ __all__ = [
     # errors
     "EscapedWrapperError", "DeviceMismatchError",
     # namespaces
-    "numpy", "nn",
+    "numpy", "nn", "random", "optim",
 ]

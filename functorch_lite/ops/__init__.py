@@ -3,7 +3,7 @@
 Positional operands, keyword static parameters (see dispatch.py). The NumPy-named public
 functions in `functorch_lite.numpy` are these primitives or composites of them.
 """
-from . import elementwise, reductions, shape, indexing, linalg  # noqa: F401  (registers ops)
+from . import elementwise, reductions, shape, indexing, linalg, random  # noqa: F401  (registers ops)
 from ..dispatch import OPS as _OPS
 
 BUILTIN_OPS = dict(_OPS)
