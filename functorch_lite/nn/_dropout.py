@@ -1,6 +1,9 @@
 """Dropout with an explicit key (functorch_lite.random): the mask is a pure function of the
 key, so vmap over split keys gives each example (or ensemble member) its own mask."""
+import numpy as np
+
 from .. import numpy as fnp
+from ..numpy._util import dtype_of
 from .. import random
 
 
@@ -14,7 +17,9 @@ def dropout(key, x, rate, deterministic=False):
         return x
     if rate == 1.0:
         return fnp.zeros_like(x)
-    keep = random.bernoulli(key, 1.0 - rate, fnp.shape(x))
+    # float32 data draws float32 uniforms: half the random words of float64.
+    keep_prob = np.float32(1.0 - rate) if dtype_of(x) == np.float32 else 1.0 - rate
+    keep = random.bernoulli(key, keep_prob, fnp.shape(x))
     return fnp.where(keep, x / (1.0 - rate), 0.0)
 
 

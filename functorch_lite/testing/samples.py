@@ -11,10 +11,11 @@ and the functional updates "at_set", "at_add", "at_multiply", "at_min", "at_max"
 (fnp.at(x)[idx].<mode>(v)). See samples_base.py for Sample, OpInfo and the value domains.
 """
 from . import samples_arrays, samples_elementwise, samples_linalg, samples_reductions
+from . import samples_nn_layers
 from .samples_base import OpInfo, Sample  # noqa: F401  (public API)
 
 OP_DB = (samples_elementwise.ENTRIES + samples_reductions.ENTRIES + samples_arrays.ENTRIES
-         + samples_linalg.ENTRIES)
+         + samples_linalg.ENTRIES + samples_nn_layers.ENTRIES)
 """Every OpInfo, in a stable order."""
 
 _BY_NAME = {info.name: info for info in OP_DB}
