@@ -3,6 +3,7 @@ batched keys, distributions (Kolmogorov-Smirnov and chi-square at fixed seeds, t
 p > 1e-3), vmap over keys against a loop, and derivatives through draws."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 import functorch_lite as ft
@@ -253,3 +254,28 @@ def test_draws_are_constants_to_derivatives():
     g = ft.vmap(ft.grad(lambda s, kk: np.sum(s * fr.normal(kk, (3,)))), in_dims=(None, 0))(
         1.0, keys)
     np.testing.assert_allclose(g, [np.sum(fr.normal(kk, (3,))) for kk in keys])
+
+
+def test_a_batch_of_keys_is_one_kernel_call():
+    calls = []
+    kernel = threefry2x32.numpy_impl
+    threefry2x32.numpy_impl = lambda *a, **k: calls.append(a[0].shape) or kernel(*a, **k)
+    try:
+        ft.vmap(lambda k: fr.normal(k, (3, 4)))(fr.split(fr.key(20), 50))
+        ft.vmap(ft.vmap(lambda k: fr.uniform(k, (2,))))(fr.split(fr.key(21), 12).reshape(3, 4, 2))
+    finally:
+        threefry2x32.numpy_impl = kernel
+    # split(key, 50) and split(key, 12) are one call each; each vmapped draw is one more
+    assert len(calls) == 4 and calls[1][0] == 50 and calls[3][:2] == (3, 4), calls
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=st.lists(st.integers(0, 4), max_size=3).map(tuple), batch=st.integers(1, 4),
+       seed=st.integers(0, 2 ** 64 - 1), dtype=st.sampled_from([np.float32, np.float64]))
+def test_vmap_over_keys_equals_loop_over_shapes(shape, batch, seed, dtype):
+    keys = fr.split(fr.key(seed), batch)
+    for draw in [lambda k: fr.uniform(k, shape, dtype), lambda k: fr.normal(k, shape, dtype),
+                 lambda k: fr.bernoulli(k, 0.5, shape)]:
+        out = ft.vmap(draw)(keys)
+        assert out.shape == (batch,) + shape
+        np.testing.assert_array_equal(out, np.stack([draw(k) for k in keys]))
