@@ -4,7 +4,7 @@ vmap(grad(loss), in_dims=(None, 0)) against hand-written batched NumPy (the back
 derived by hand below) and against a Python loop of grad. Prints median times and ratios to
 the hand-written code; torch.func's figure beside when torch is importable.
 
-    python benchmarks/per_example_transformer.py [--batches 32 128] [--repeats 20]
+    python benchmarks/per_example_transformer.py [--batches 32 128] [--repeats 20] [--cpu-time]
 
 Target (issue 9): at most 1.5x hand-written NumPy.
 """
@@ -126,16 +126,20 @@ def loop_of_grad(p, T):
     return {k: np.stack([g[k] for g in grads]) for k in p}
 
 
+CLOCK = time.perf_counter
+
+
 def timed(fns, repeats):
-    """Median seconds of each function, measured interleaved."""
+    """Median seconds of each function, measured interleaved (CLOCK: wall time, or with
+    --cpu-time this process's CPU time, steadier on a machine shared with other work)."""
     for fn in fns:
         fn()
     times = [[] for _ in fns]
     for _ in range(repeats):
         for fn, ts in zip(fns, times):
-            t0 = time.perf_counter()
+            t0 = CLOCK()
             fn()
-            ts.append(time.perf_counter() - t0)
+            ts.append(CLOCK() - t0)
     return [float(np.median(ts)) for ts in times]
 
 
@@ -186,7 +190,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", type=int, nargs="+", default=[32, 128])
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time by this process's CPU time instead of wall time")
     args = parser.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.cpu_time else time.perf_counter
     print(f"one block: vocab {VOCAB}, length {LENGTH}, width {DIM}, MLP {HIDDEN}, float32")
     rng = np.random.default_rng(0)
     for batch in args.batches:

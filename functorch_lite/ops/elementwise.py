@@ -120,7 +120,11 @@ def _numpy_where(cond, x, y):
     return np.where(cond, x, y)
 
 
-where = defop("where", lambda xp, cond, x, y: xp.where(cond, x, y), numpy_impl=_numpy_where,
+def _where_kernel(xp, cond, x, y):
+    return (_numpy_where if xp is np else xp.where)(cond, x, y)
+
+
+where = defop("where", _where_kernel, numpy_impl=_numpy_where,
               doc="Elementwise choice: x where cond is true, else y. Differentiable in x and y.")
 
 # -- dtype conversion (differentiable between inexact dtypes) --
