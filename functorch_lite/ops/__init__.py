@@ -3,7 +3,8 @@
 Positional operands, keyword static parameters (see dispatch.py). The NumPy-named public
 functions in `functorch_lite.numpy` are these primitives or composites of them.
 """
-from . import elementwise, reductions, shape, indexing, linalg, random  # noqa: F401  (registers ops)
+from . import elementwise, reductions, shape, indexing, linalg  # noqa: F401  (registers ops)
+from . import random  # noqa: F401  (registers the Threefry primitive)
 from ..dispatch import OPS as _OPS
 
 BUILTIN_OPS = dict(_OPS)
