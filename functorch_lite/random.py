@@ -29,7 +29,8 @@ def key(seed, *, like=None):
     32-bit words). `like=cupy_array` makes the key on the GPU."""
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
         raise TypeError(f"random.key: seed must be a Python or NumPy integer, got "
-                        f"{type(seed).__name__}")
+                        f"{type(seed).__name__} (for an array or batch of seeds, derive keys "
+                        f"with random.fold_in(random.key(0), seed))")
     seed = int(seed) % (1 << 64)  # negative seeds as their two's complement, as JAX
     return fnp.asarray(np.array([seed >> 32, seed % _WORD], dtype=np.uint32), like=like)
 

@@ -20,7 +20,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     mean = fnp.mean(input, axis=axes, keepdims=True)
     centered = input - mean
     var = fnp.mean(centered * centered, axis=axes, keepdims=True)
-    out = centered / fnp.sqrt(var + eps)
+    out = centered * (1.0 / fnp.sqrt(var + eps))   # the division on the small array
     if weight is not None:
         out = out * weight
     return out if bias is None else out + bias
