@@ -91,40 +91,7 @@ logical_or = _ufunc_op("logical_or", differentiable=False)
 logical_xor = _ufunc_op("logical_xor", differentiable=False)
 
 # -- ternary --
-_BLEND_MIN_SIZE = 16384
-_UINT_OF_SIZE = {4: np.uint32, 8: np.uint64}
-
-
-def _numpy_where(cond, x, y):
-    """numpy.where, bit for bit; for large float arrays of one dtype it blends the bit
-    patterns (y ^ ((x ^ y) & mask), in place in the mask) instead: numpy.where branches per
-    element, and a random condition (relu's, and its derivative's) makes it several times
-    slower than the blend."""
-    if (type(cond) is np.ndarray and cond.dtype == np.bool_ and cond.size >= _BLEND_MIN_SIZE
-            and type(x) is np.ndarray and x.dtype.kind == "f"
-            and x.dtype.itemsize in _UINT_OF_SIZE):
-        dtype = x.dtype
-        # Python scalars are weak (NEP 50): the result keeps x's dtype. NumPy scalars are not.
-        if type(y) is float or (type(y) is np.ndarray and y.dtype == dtype) or (
-                type(y) is int and abs(y) < 2 ** 24):
-            uint = _UINT_OF_SIZE[dtype.itemsize]
-            xb = x.view(uint)
-            yb = np.asarray(y, dtype).view(uint)
-            mask = cond.view(np.uint8) * uint(np.iinfo(uint).max)
-            if mask.shape != np.broadcast_shapes(mask.shape, xb.shape, yb.shape):
-                return (yb ^ ((xb ^ yb) & mask)).view(dtype)
-            if yb.ndim == 0 and not yb:  # y is +0: the blend is x & mask
-                return np.bitwise_and(mask, xb, out=mask).view(dtype)
-            np.bitwise_and(mask, xb ^ yb, out=mask)
-            return np.bitwise_xor(mask, yb, out=mask).view(dtype)
-    return np.where(cond, x, y)
-
-
-def _where_kernel(xp, cond, x, y):
-    return (_numpy_where if xp is np else xp.where)(cond, x, y)
-
-
-where = defop("where", _where_kernel, numpy_impl=_numpy_where,
+where = defop("where", lambda xp, cond, x, y: xp.where(cond, x, y), numpy_impl=np.where,
               doc="Elementwise choice: x where cond is true, else y. Differentiable in x and y.")
 
 # -- dtype conversion (differentiable between inexact dtypes) --
