@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .. import numpy as fnp
+from ..numpy._util import dtype_of
 from ._activations import softmax
 
 
@@ -25,15 +26,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
     e = fnp.shape(query)[-1]
     scale = 1.0 / math.sqrt(e) if scale is None else scale
     scores = fnp.matmul(query, fnp.swapaxes(key, -1, -2)) * scale
+    # Masks become an additive bias of 0 and -inf, as PyTorch does: adding a constant costs
+    # nothing in reverse mode, where a where() would cost a select per pass.
     if is_causal:
         length, source = fnp.shape(query)[-2], fnp.shape(key)[-2]
         causal = fnp.tril(fnp.ones((length, source), dtype=bool, like=scores))
-        scores = fnp.where(causal, scores, -np.inf)
+        scores = scores + fnp.astype(fnp.where(causal, 0.0, -np.inf), dtype_of(scores))
     if attn_mask is not None:
-        if np.dtype(attn_mask.dtype if hasattr(attn_mask, "dtype") else float) == np.bool_:
-            scores = fnp.where(attn_mask, scores, -np.inf)
-        else:
-            scores = scores + attn_mask
+        if dtype_of(attn_mask) == np.bool_:
+            attn_mask = fnp.astype(fnp.where(attn_mask, 0.0, -np.inf), dtype_of(scores))
+        scores = scores + attn_mask
     return fnp.matmul(softmax(scores, axis=-1), value)
 
 
