@@ -40,9 +40,6 @@ def _scatter_kernel(xp, x, values, *arrays, index, mode):
     idx = build_index(index, arrays)
     if mode == "set":
         out[idx] = values
-    elif not arrays:  # a basic index names each position once: no repeats to accumulate
-        view = out[idx if any(i is Ellipsis for i in idx) else idx + (Ellipsis,)]  # 0-d: a view
-        getattr(xp, _SCATTER_UFUNC[mode])(view, values, out=view)
     elif xp.__name__ == "numpy":
         getattr(xp, _SCATTER_UFUNC[mode]).at(out, idx, values)
     else:  # cupy: ufunc.at is missing for some ufuncs; cupyx has the scatter kernels
