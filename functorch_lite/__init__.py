@@ -6,6 +6,8 @@ from . import ops  # noqa: F401  (registers the primitives)
 from . import numpy  # noqa: F401
 from . import nn  # noqa: F401
 from . import tree  # noqa: F401
+from . import random  # noqa: F401
+from . import optim  # noqa: F401
 from .tensor import Tensor, TransformTensor, _install_array_methods
 from .dispatch import Op, OPS, defop
 from .interpreter import Interpreter, EscapedWrapperError
@@ -39,5 +41,5 @@ __all__ = [
     # errors
     "EscapedWrapperError", "DeviceMismatchError", "TracerConversionError", "RuleError",
     # namespaces
-    "numpy", "nn", "tree",
+    "numpy", "nn", "tree", "random", "optim",
 ]

@@ -5,11 +5,17 @@ One module per family; this module only re-exports their public names.
 """
 from ._activations import *  # noqa: F401,F403
 from ._activations import __all__ as _activations_all
+from . import _attention, _dropout, _layer_batch_norm, _linear
 from ._conv import *  # noqa: F401,F403
 from ._conv import __all__ as _conv_all
 from ._pooling import *  # noqa: F401,F403
 from ._pooling import __all__ as _pooling_all
 from ._normalization_group import *  # noqa: F401,F403
 from ._normalization_group import __all__ as _normalization_group_all
+from ._attention import *  # noqa: F401,F403
+from ._dropout import *  # noqa: F401,F403
+from ._layer_batch_norm import *  # noqa: F401,F403
+from ._linear import *  # noqa: F401,F403
 
-__all__ = [*_activations_all, *_conv_all, *_pooling_all, *_normalization_group_all]
+__all__ = [*_activations_all, *_conv_all, *_pooling_all, *_normalization_group_all,
+           *_attention.__all__, *_dropout.__all__, *_layer_batch_norm.__all__, *_linear.__all__]

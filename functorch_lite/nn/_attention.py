@@ -1,0 +1,42 @@
+"""Scaled dot-product attention, in torch.nn.functional's layout: queries (..., L, E), keys
+(..., S, E), values (..., S, Ev), any leading (batch, head) dims."""
+import math
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..numpy._util import dtype_of
+from ._activations import softmax
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=False,
+                                 scale=None, *, mask=None):
+    """softmax(query @ key^T * scale + mask) @ value, the result of shape (..., L, Ev)
+    (torch.nn.functional.scaled_dot_product_attention, without dropout).
+
+    `attn_mask` (or `mask`, JAX's spelling) broadcasts to (..., L, S): a boolean mask keeps the
+    True entries (as PyTorch: True takes part in attention), a float mask is added to the
+    scores. `is_causal=True` lets query i attend to keys j <= i only. `scale` defaults to
+    1 / sqrt(E). A query row with every key masked out gives NaN, as in PyTorch.
+    """
+    if mask is not None:
+        if attn_mask is not None:
+            raise TypeError("scaled_dot_product_attention: give attn_mask or mask, not both")
+        attn_mask = mask
+    e = fnp.shape(query)[-1]
+    scale = 1.0 / math.sqrt(e) if scale is None else scale
+    scores = fnp.matmul(query, fnp.swapaxes(key, -1, -2)) * scale
+    # Masks become an additive bias of 0 and -inf, as PyTorch does: adding a constant costs
+    # nothing in reverse mode, where a where() would cost a select per pass.
+    if is_causal:
+        length, source = fnp.shape(query)[-2], fnp.shape(key)[-2]
+        causal = fnp.tril(fnp.ones((length, source), dtype=bool, like=scores))
+        scores = scores + fnp.astype(fnp.where(causal, 0.0, -np.inf), dtype_of(scores))
+    if attn_mask is not None:
+        if dtype_of(attn_mask) == np.bool_:
+            attn_mask = fnp.astype(fnp.where(attn_mask, 0.0, -np.inf), dtype_of(scores))
+        scores = scores + attn_mask
+    return fnp.matmul(softmax(scores, axis=-1), value)
+
+
+__all__ = ["scaled_dot_product_attention"]
