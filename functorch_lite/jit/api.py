@@ -134,16 +134,18 @@ def _check_hashable(value, what):
 
 
 class _Compiled:
-    """One signature's program and generated function."""
+    """One signature's programs and generated function; `run(*dynamic_values)` gives the
+    function's output (its pytree rebuilt, unless it is a single array)."""
 
-    def __init__(self, traced, optimized, fn, out_tree):
-        self.traced, self.optimized, self.fn, self.out_tree = traced, optimized, fn, out_tree
-        self.single = out_tree.num_leaves == 1 and out_tree.num_nodes == 1
-
-    def __call__(self, dynamic_values):
-        if self.single:
-            return self.fn(*dynamic_values)[0]
-        return optree.tree_unflatten(self.out_tree, self.fn(*dynamic_values))
+    def __init__(self, traced, optimized, xp):
+        self.traced, self.optimized, self.out_tree = traced, optimized, traced.out_tree
+        single = self.out_tree.num_leaves == 1 and self.out_tree.num_nodes == 1
+        self.fn = generate(optimized, xp, single=single)
+        if single:
+            self.run = self.fn
+        else:
+            fn, tree = self.fn, self.out_tree
+            self.run = lambda *values: optree.tree_unflatten(tree, fn(*values))
 
 
 class Jitted:
@@ -157,50 +159,50 @@ class Jitted:
                                 else tuple(static_argnames))
         self.max_retraces = max_retraces
         self.cache_size = cache_size
-        self._cache = {}  # key -> _Compiled, oldest first; reads need no lock (one dict get)
+        self._cache = {}  # signature -> _Compiled, oldest first; reads need no lock
+        self._fast = {}   # (type, shape, dtype) per positional array -> the same _Compiled
         self._lock = threading.Lock()
         self.traces = 0
         self._last_key = None
 
     def __call__(self, *args, **kwargs):
-        if not kwargs and self._positional_arrays_only(args):
-            # Fast path: positional ndarrays, no statics; the key is their shapes and dtypes.
-            key = tuple([(a.shape, a.dtype) for a in args])
-            compiled = self._cache.get(key)
-            if compiled is None:
-                if current_level() > 0:
-                    return self.f(*args)
-                compiled = self._compile(_Split(self, args, kwargs), key)
-            return compiled(args)
         if current_level() > 0:
             return self.f(*args, **kwargs)  # inside a transform: run inline (module docstring)
+        if not kwargs and not self.static_argnums:
+            # Fast path: positional arrays; the key is their types, shapes and dtypes.
+            try:
+                compiled = self._fast.get(tuple([(a.__class__, a.shape, a.dtype)
+                                                 for a in args]))
+            except AttributeError:  # a Python scalar or a pytree among the arguments
+                compiled = None
+            if compiled is not None:
+                return compiled.run(*args)
         split = _Split(self, args, kwargs)
         if split.holds_tensor:
             return self.f(*args, **kwargs)
-        compiled = self._cache.get(split.key) or self._compile(split, split.key)
-        return compiled([np.asarray(x) if type(x) in _SCALARS else x
-                         for x, d in zip(split.leaves, split.dynamic) if d])
+        values = [np.asarray(x) if type(x) in _SCALARS else x
+                  for x, d in zip(split.leaves, split.dynamic) if d]
+        compiled = self._cache.get(split.key)
+        if compiled is not None:
+            return compiled.run(*values)
+        compiled, first = self._compile(split, args, kwargs)
+        return optree.tree_unflatten(compiled.out_tree, first)  # the tracing run's outputs
 
     def __get__(self, obj, objtype=None):
         """As a method decorator: bind the instance (a static argument would need hashing)."""
         return self if obj is None else functools.partial(self, obj)
 
-    def _positional_arrays_only(self, args):
-        if self.static_argnums:
-            return False
-        for a in args:
-            if type(a) is not np.ndarray:
-                return False
-        return current_level() == 0
-
-    def _compile(self, split, key):
+    def _compile(self, split, args, kwargs):
         leaves = [np.asarray(x) if d and type(x) in _SCALARS else x
                   for x, d in zip(split.leaves, split.dynamic)]
-        traced = trace(self.f, leaves, split.dynamic, split.rebuild, split.input_names())
-        optimized = optimize(traced)
+        traced, first = trace(self.f, leaves, split.dynamic, split.rebuild,
+                              split.input_names())
         arrays = [x for x, d in zip(leaves, split.dynamic) if d]
-        xp = module_of(arrays[0]) if arrays else np
-        compiled = _Compiled(traced, optimized, generate(optimized, xp), traced.out_tree)
+        compiled = _Compiled(traced, optimize(traced), module_of(arrays[0]) if arrays else np)
+        compiled.fast_key = None
+        if not kwargs and not self.static_argnums and all(
+                type(a) is np.ndarray or hasattr(a, "__cuda_array_interface__") for a in args):
+            compiled.fast_key = tuple([(a.__class__, a.shape, a.dtype) for a in args])
         with self._lock:
             self.traces += 1
             if self.traces > self.max_retraces:
@@ -209,16 +211,19 @@ class Jitted:
                               ". Mark changing Python values static, or keep shapes fixed",
                               PerformanceWarning, stacklevel=3)
             self._last_key = split.key
-            self._cache[key] = compiled
+            self._cache[split.key] = compiled
+            if compiled.fast_key is not None:
+                self._fast[compiled.fast_key] = compiled
             while len(self._cache) > self.cache_size:
-                self._cache.pop(next(iter(self._cache)))  # the oldest entry
-        return compiled
+                oldest = self._cache.pop(next(iter(self._cache)))
+                self._fast.pop(oldest.fast_key, None)
+        return compiled, first
 
     def lower(self, *args, **kwargs):
         """The compiled entry for these arguments (tracing if needed): `.traced`,
         `.optimized` (Programs) and `.fn.source` (the generated code)."""
         split = _Split(self, args, kwargs)
-        return self._cache.get(split.key) or self._compile(split, split.key)
+        return self._cache.get(split.key) or self._compile(split, args, kwargs)[0]
 
 
 def _what_changed(old, new):
@@ -242,7 +247,7 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
     of being traced; Python control flow may depend on them. Arrays captured from closures are
     constants of the program, read at trace time. After `max_retraces` traces a
     PerformanceWarning says which part of the signature keeps changing; the cache keeps the
-    `cache_size` most recently used programs. Inside another transform the body runs inline.
+    `cache_size` most recently compiled programs. Inside another transform the body runs inline.
     Usable as a decorator, with or without arguments.
     """
     if f is None:

@@ -18,8 +18,9 @@ def _kernel(op, params, xp):
     return functools.partial(fn, **params) if params else fn
 
 
-def generate(program, xp):
-    """The program as a function of its inputs returning the list of its outputs."""
+def generate(program, xp, single=False):
+    """The program as a function of its inputs returning the list of its outputs (the output
+    itself when `single`)."""
     scope, consts = {}, {}
 
     def name(atom):
@@ -45,7 +46,7 @@ def generate(program, xp):
         if isinstance(atom, Const) and hasattr(atom.value, "copy"):
             text += ".copy()"
         results.append(text)
-    lines.append(f"    return [{', '.join(results)}]")
+    lines.append(f"    return {results[0]}" if single else f"    return [{', '.join(results)}]")
     source = "\n".join(lines)
     exec(compile(source, "<ft.jit program>", "exec"), scope)
     fn = scope["program"]

@@ -98,7 +98,7 @@ class TraceInterpreter(Interpreter):
 
 
 def trace(f, leaves, dynamic, rebuild, input_names):
-    """The Program of f traced at `leaves` (the argument leaves; those marked in `dynamic` are
+    """(Program, output values) of f traced at `leaves` (the argument leaves; those marked in `dynamic` are
     the program's inputs, the others constants). `rebuild(leaves)` gives (args, kwargs)."""
     with TraceInterpreter(input_names) as interp:
         wrapped = [interp.new_input(x) if d else x for x, d in zip(leaves, dynamic)]
@@ -106,15 +106,16 @@ def trace(f, leaves, dynamic, rebuild, input_names):
         out = f(*args, **kwargs)
         del wrapped, args, kwargs
     out_leaves, out_tree = optree.tree_flatten(out)
-    atoms = []
+    atoms, values = [], []
     for x in out_leaves:
         if type(x) is TraceTensor and x._interpreter is interp:
             atoms.append(x.var)
+            values.append(x.value)
         elif isinstance(x, TransformTensor):
             x._interpreter.check_alive(x)
             raise TypeError(f"ft.jit: the function returned a {type(x).__name__} of a "
                             "transform that is still running")
         else:
             atoms.append(Const(x))
-    program = Program(interp.inputs, interp.eqns, atoms, out_tree, input_names)
-    return program
+            values.append(x.copy() if hasattr(x, "copy") else x)
+    return Program(interp.inputs, interp.eqns, atoms, out_tree, input_names), values
