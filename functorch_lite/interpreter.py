@@ -17,14 +17,31 @@ level is its interpreter's level.
 3. An interpreter has an identity beyond its depth. When its transform returns, it is marked dead;
    a wrapper that escaped the transform (kept in a closure, stored on an object) still points at
    it, and any op that meets it raises EscapedWrapperError instead of being mixed up with a later
-   transform that happens to run at the same depth.
-4. Only `Interpreter.__enter__`/`__exit__` change the stack; rules never touch it.
+   transform that happens to run at the same depth. Every transform also refuses such a wrapper
+   wherever it shows up among its inputs, outputs, aux values or cotangents (`check_usable` in
+   tensor.py), so it never comes back to the user as a result.
+4. The stack is per thread, and so is a wrapper's validity: an interpreter records the thread
+   that entered it (`thread`, None once dead), and a wrapper is usable only in that thread while
+   its interpreter runs. A wrapper handed to another thread is refused there, with the same
+   error, even while its transform is still running in its own thread: the other thread's
+   levels are unrelated to its level. Dispatch pays one `get_ident()` per op for this.
+5. Only entering and leaving an interpreter change the stack; rules never touch it. Both are
+   written so that an exception at any point (KeyboardInterrupt, GeneratorExit, an error raised
+   by a user's __del__ running a transform) leaves the stack consistent: leaving marks the
+   interpreter dead *before* popping it and pops every entry above it too, and an entry records
+   the frame of the `with` statement that entered it. The next enter (and `stack()`) drops the
+   top entries that are dead or whose frame is no longer running: those are transforms whose
+   exit was cut short. `reset_level_stack()` empties the thread's stack by hand.
 """
+import sys
 import threading
+from _thread import get_ident
+
+_getframe = sys._getframe
 
 
 class EscapedWrapperError(RuntimeError):
-    """A wrapper was used after the transform that made it had returned."""
+    """A wrapper was used after the transform that made it had returned, or in another thread."""
 
 
 class _Stack(threading.local):
@@ -37,18 +54,58 @@ _STACK = _Stack()
 
 def current_level():
     """Depth of the level stack: 0 outside every transform."""
-    return len(_STACK.interpreters)
+    stack = _STACK.interpreters
+    if stack:
+        _drop_finished(stack, _getframe(1))
+    return len(stack)
 
 
 def stack():
     """The running interpreters, outermost first (a copy)."""
-    return tuple(_STACK.interpreters)
+    interpreters = _STACK.interpreters
+    if interpreters:
+        _drop_finished(interpreters, _getframe(1))
+    return tuple(interpreters)
+
+
+def reset_level_stack():
+    """Empty this thread's level stack, marking every interpreter on it dead; returns how many
+    were removed. Only needed to recover by hand from a stack left inconsistent (the transforms
+    clean up after themselves); call it outside every transform."""
+    interpreters = _STACK.interpreters
+    removed = len(interpreters)
+    while interpreters:
+        interpreters[-1]._die()
+        interpreters.pop()
+    return removed
+
+
+def _running(frame, start):
+    """Whether `frame` is `start` or one of its callers (its `with` statement still runs)."""
+    f = start
+    while f is not None:
+        if f is frame:
+            return True
+        f = f.f_back
+    return False
+
+
+def _drop_finished(interpreters, start):
+    """Pop the top entries whose transform has ended without leaving the stack (dead, or their
+    `with` frame is not among the callers of `start`). Note [levels and escaped wrappers], 5."""
+    while interpreters:
+        top = interpreters[-1]
+        if top.thread is not None and _running(top._frame, start):
+            return
+        top._die()
+        interpreters.pop()
 
 
 class Interpreter:
     """Base of the transform interpreters. See Note [levels and escaped wrappers].
 
-    Subclasses implement `process(op, args, params)` and may refine `concretize`.
+    Subclasses implement `process(op, args, params)` and may refine `concretize`. Enter one with
+    a `with` statement in the function that runs the transform.
     """
 
     name = "interpreter"
@@ -56,21 +113,46 @@ class Interpreter:
     def __init__(self):
         self.level = None
         self.alive = False
+        self.thread = None      # the ident of the thread running it; None when not running
+        self._frame = None      # the frame of the `with` statement that entered it
 
     def __enter__(self):
+        frame = _getframe(1)
+        while frame.f_code.co_name in ("__enter__", "enter_context"):
+            frame = frame.f_back  # a subclass's __enter__ or an ExitStack: the caller owns it
         interpreters = _STACK.interpreters
-        interpreters.append(self)
-        self.level = len(interpreters)
-        self.alive = True
-        return self
+        try:
+            if interpreters:
+                _drop_finished(interpreters, frame)
+            self._frame = frame
+            interpreters.append(self)
+            self.level = len(interpreters)
+            self.alive = True
+            self.thread = get_ident()
+            return self
+        except BaseException:
+            self._leave()
+            raise
 
     def __exit__(self, *exc):
-        interpreters = _STACK.interpreters
-        if not interpreters or interpreters[-1] is not self:
-            raise RuntimeError(f"{self} left the level stack out of order")
-        interpreters.pop()
-        self.alive = False
+        self._leave()
         return False
+
+    def _die(self):
+        self.thread = None
+        self.alive = False
+        self._frame = None
+
+    def _leave(self):
+        """Mark dead, then pop this interpreter and anything left above it."""
+        self._die()
+        interpreters = _STACK.interpreters
+        for k in range(len(interpreters) - 1, -1, -1):
+            if interpreters[k] is self:
+                while len(interpreters) > k:
+                    interpreters[-1]._die()
+                    interpreters.pop()
+                return
 
     def process(self, op, args, params):
         """Apply `op` to `args`, some of them wrappers of this interpreter."""
@@ -83,11 +165,19 @@ class Interpreter:
             f"cannot convert a value under {self.name} (level {self.level}) to {_KIND_NAMES[kind]}")
 
     def check_alive(self, tensor):
-        if not self.alive:
+        """Raise EscapedWrapperError unless `tensor` (a wrapper of this interpreter) may be used
+        here: its transform is running, in the current thread."""
+        if self.thread == get_ident():
+            return
+        what = f"a {type(tensor).__name__} from a {self.name} transform (level {self.level})"
+        if self.thread is None:
             raise EscapedWrapperError(
-                f"a {type(tensor).__name__} from a {self.name} transform (level {self.level}) "
-                "was used after that transform returned; it escaped through a closure, a global "
-                "or a side output. Return it from the transformed function instead.")
+                f"{what} was used after that transform returned; it escaped through a closure, "
+                "a global or a side output. Return it from the transformed function instead.")
+        raise EscapedWrapperError(
+            f"{what} running in another thread was used in this thread; a transform's values "
+            "belong to the thread running it. Share plain arrays between threads (return them "
+            "from the transform first).")
 
     def __repr__(self):
         state = "" if self.alive else ", finished"

@@ -4,6 +4,7 @@ Positional operands, keyword static parameters (see dispatch.py). The NumPy-name
 functions in `functorch_lite.numpy` are these primitives or composites of them.
 """
 from . import elementwise, reductions, shape, indexing, linalg  # noqa: F401  (registers ops)
+from . import checks  # noqa: F401
 from ..dispatch import OPS as _OPS
 
 BUILTIN_OPS = dict(_OPS)

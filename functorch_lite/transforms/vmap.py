@@ -18,7 +18,7 @@ from ..backend import module_of
 from ..batching_rules.fallback import loop_batch_rule
 from ..dispatch import OPS, Op
 from ..interpreter import Interpreter
-from ..tensor import Tensor, TransformTensor
+from ..tensor import Tensor, TransformTensor, check_usable
 
 _MISSING = object()
 
@@ -187,6 +187,7 @@ def vmap(func, in_dims=0, out_dims=0, *, axis_size=None, chunk_size=None, in_axe
     @functools.wraps(func)
     def batched_func(*args, **kwargs):
         leaves, dims, rebuild = _flatten_inputs(args, in_dims)
+        check_usable(leaves)
         size = _batch_size(args, in_dims, leaves, dims, axis_size)
         if chunk_size is not None and chunk_size < size:
             return _run_chunked(func, args, kwargs, leaves, dims, rebuild, size, out_dims,
@@ -328,8 +329,8 @@ def _unwrap_leaf(x, out_dim, interp, size):
         if out_dim == bdim:
             return value
         return fnp.moveaxis(value, bdim, out_dim)
-    if isinstance(x, TransformTensor) and not x._interpreter.alive:
-        x._interpreter.check_alive(x)
+    if isinstance(x, TransformTensor):
+        check_usable((x,))  # Note [levels and escaped wrappers], 3
     if out_dim is None:
         return x
     if not hasattr(x, "shape"):
