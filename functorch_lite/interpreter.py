@@ -73,11 +73,9 @@ def reset_level_stack():
     were removed. Only needed to recover by hand from a stack left inconsistent (the transforms
     clean up after themselves); call it outside every transform."""
     interpreters = _STACK.interpreters
-    removed = len(interpreters)
-    while interpreters:
-        interpreters[-1]._die()
-        interpreters.pop()
-    return removed
+    entries = interpreters[:]
+    _remove_from(interpreters, entries, 0)
+    return len(entries)
 
 
 def _running(frame, start):
@@ -93,12 +91,20 @@ def _running(frame, start):
 def _drop_finished(interpreters, start):
     """Pop the top entries whose transform has ended without leaving the stack (dead, or their
     `with` frame is not among the callers of `start`). Note [levels and escaped wrappers], 5."""
-    while interpreters:
-        top = interpreters[-1]
-        if top.thread is not None and _running(top._frame, start):
-            return
-        top._die()
-        interpreters.pop()
+    entries = interpreters[:]
+    n = len(entries)
+    while n and (entries[n - 1].thread is None or not _running(entries[n - 1]._frame, start)):
+        n -= 1
+    _remove_from(interpreters, entries, n)
+
+
+def _remove_from(interpreters, entries, k):
+    """Mark `entries[k:]` (a copy of the stack) dead, then delete them from the stack in one
+    step. Code that runs in between (a __del__ running a transform) completes before this goes
+    on and only ever drops dead entries from the top, so the entries below k stay."""
+    for interp in entries[k:]:
+        interp._die()
+    del interpreters[k:]
 
 
 class Interpreter:
@@ -125,10 +131,10 @@ class Interpreter:
             if interpreters:
                 _drop_finished(interpreters, frame)
             self._frame = frame
-            interpreters.append(self)
-            self.level = len(interpreters)
+            self.level = len(interpreters) + 1
             self.alive = True
             self.thread = get_ident()
+            interpreters.append(self)  # complete before it is on the stack
             return self
         except BaseException:
             self._leave()
@@ -144,14 +150,13 @@ class Interpreter:
         self._frame = None
 
     def _leave(self):
-        """Mark dead, then pop this interpreter and anything left above it."""
+        """Mark dead, then remove this interpreter and anything left above it."""
         self._die()
         interpreters = _STACK.interpreters
-        for k in range(len(interpreters) - 1, -1, -1):
-            if interpreters[k] is self:
-                while len(interpreters) > k:
-                    interpreters[-1]._die()
-                    interpreters.pop()
+        entries = interpreters[:]
+        for k in range(len(entries) - 1, -1, -1):
+            if entries[k] is self:
+                _remove_from(interpreters, entries, k)
                 return
 
     def process(self, op, args, params):
