@@ -26,12 +26,15 @@ level is its interpreter's level.
    error, even while its transform is still running in its own thread: the other thread's
    levels are unrelated to its level. Dispatch pays one `get_ident()` per op for this.
 5. Only entering and leaving an interpreter change the stack; rules never touch it. Both are
-   written so that an exception at any point (KeyboardInterrupt, GeneratorExit, an error raised
-   by a user's __del__ running a transform) leaves the stack consistent: leaving marks the
-   interpreter dead *before* popping it and pops every entry above it too, and an entry records
-   the frame of the `with` statement that entered it. The next enter (and `stack()`) drops the
-   top entries that are dead or whose frame is no longer running: those are transforms whose
-   exit was cut short. `reset_level_stack()` empties the thread's stack by hand.
+   written so that an exception landing at any point (KeyboardInterrupt, GeneratorExit), or
+   code run there by a __del__ (a whole transform, say), leaves the stack consistent: an
+   interpreter is complete before it is pushed; leaving marks it dead *before* removing it and
+   removes every entry left above it too. An interrupt can still cut an exit short before its
+   first line runs, so an entry also records the frame of the `with` statement that entered it
+   (enter interpreters with a `with` statement in the function that runs the transform). The
+   next enter, and `stack()`, drop the top entries that are dead or whose frame is not among the
+   running callers: transforms that ended without leaving. `reset_level_stack()` empties the
+   thread's stack by hand.
 """
 import sys
 import threading
@@ -115,12 +118,11 @@ class Interpreter:
     """
 
     name = "interpreter"
-
-    def __init__(self):
-        self.level = None
-        self.alive = False
-        self.thread = None      # the ident of the thread running it; None when not running
-        self._frame = None      # the frame of the `with` statement that entered it
+    # Set per instance while it runs (by __enter__), reset when it dies.
+    level = None
+    alive = False
+    thread = None      # the ident of the thread running it; None when not running
+    _frame = None      # the frame of the `with` statement that entered it
 
     def __enter__(self):
         frame = _getframe(1)

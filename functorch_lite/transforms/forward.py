@@ -40,7 +40,7 @@ from ..tensor import Tensor, TransformTensor, check_usable
 from ..derivatives import (  # noqa: F401  (registers the jvp rules)
     jvp_elementwise, jvp_reductions, jvp_shape, jvp_indexing, jvp_linalg)
 from .. import numpy as fnp
-from ._pytree import split_aux
+from ._pytree import private_copy, split_aux
 
 float0 = np.dtype([("float0", np.void, 0)])
 """The dtype of the tangent of an integer or bool value (as JAX's float0): it holds no data."""
@@ -376,7 +376,7 @@ def linearize(f, *primals, has_aux=False):
     primals = tuple(primals)
     p_leaves, _, treedefs = pair_leaves(primals, (None,) * len(primals), "linearize")
     check_usable(p_leaves)
-    p_leaves = [_private_copy(p) for p in p_leaves]
+    p_leaves = [private_copy(p) for p in p_leaves]
     with LinearTapeInterpreter() as tape:
         tangents, in_nodes = [], []
         for p in p_leaves:
@@ -395,13 +395,8 @@ def linearize(f, *primals, has_aux=False):
         out_nodes = [tape.node_of(t) for t in t_leaves]
     jvp_fn = LinearizedJVP(primals, p_leaves, treedefs, in_nodes, tape.records, out_def,
                            out_nodes, out_leaves)
-    out = out_def.unflatten([_private_copy(o) for o in out_leaves])
+    out = out_def.unflatten([private_copy(o) for o in out_leaves])
     if has_aux:
-        return out, jvp_fn, optree.tree_map(_private_copy, result[2])
+        return out, jvp_fn, optree.tree_map(private_copy, result[2])
     return out, jvp_fn
-
-
-def _private_copy(x):
-    """A copy of a raw array (the user may write into theirs); anything else as it is."""
-    return x.copy() if is_array(x) else x
 

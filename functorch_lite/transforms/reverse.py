@@ -49,9 +49,9 @@ from ..derivatives import vjp_elementwise, vjp_reductions, vjp_shape, vjp_indexi
 from ..derivatives.vjp_helpers import unbroadcast
 from ..interpreter import Interpreter
 from ..ops import elementwise as ew
-from ..backend import is_array
 from ..tensor import Tensor, TransformTensor, check_usable
-from ._pytree import as_plain, flatten_diff_args, normalize_argnums, replace_args, split_aux
+from ._pytree import (as_plain, flatten_diff_args, normalize_argnums, private_copy,
+                      replace_args, split_aux)
 
 
 class GradTensor(TransformTensor):
@@ -329,7 +329,7 @@ def _vjp(f, primals, has_aux, snapshot):
     leaves, spec = flatten_diff_args(primals, nums, "vjp") if primals else ([], None)
     check_usable(leaves)
     if snapshot:
-        leaves = [_private_copy(leaf) for leaf in leaves]
+        leaves = [private_copy(leaf) for leaf in leaves]
     with ReverseInterpreter("vjp") as interp:
         wrapped = [interp.new_leaf(leaf) for leaf in leaves]
         args = optree.tree_unflatten(spec, wrapped) if primals else ()
@@ -345,7 +345,7 @@ def _vjp(f, primals, has_aux, snapshot):
     check_usable(out_values)
     del out_leaves, out
     primal_out = optree.tree_unflatten(
-        out_spec, [_private_copy(v) for v in out_values] if snapshot else out_values)
+        out_spec, [private_copy(v) for v in out_values] if snapshot else out_values)
 
     def vjp_fn(cotangents):
         ct_leaves, ct_spec = optree.tree_flatten(cotangents)
@@ -369,14 +369,8 @@ def _vjp(f, primals, has_aux, snapshot):
 
     if has_aux:
         aux = _output_value(aux, interp)
-        return primal_out, vjp_fn, optree.tree_map(_private_copy, aux) if snapshot else aux
+        return primal_out, vjp_fn, optree.tree_map(private_copy, aux) if snapshot else aux
     return primal_out, vjp_fn
-
-
-def _private_copy(x):
-    """A copy of a raw array (the user may write into theirs); wrappers and scalars as they are.
-    See Note [residual snapshots]."""
-    return x.copy() if is_array(x) else x
 
 
 def _named(wrapper, f, transform):
