@@ -68,3 +68,9 @@ def test_values_and_per_example_gradients_match_numpy():
 def test_empty_batch_of_labels_is_fine():
     out = nn.cross_entropy(np.zeros((0, 3)), np.zeros(0, dtype=int), reduction="none")
     assert out.shape == (0,)
+
+
+def test_one_hot_keeps_jax_convention_for_out_of_range_labels():
+    # one_hot follows jax.nn.one_hot: a row of zeros, no error (its docstring says so)
+    np.testing.assert_array_equal(nn.one_hot(np.array([0, 5, -1, 2]), 3),
+                                  [[1, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 1]])

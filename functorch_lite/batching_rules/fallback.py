@@ -48,8 +48,8 @@ def fallback_as_error(enabled=True):
     MissingBatchRuleError (or, with enabled=False, falls back with a warning). Blocks nest:
     leaving one restores the setting it found on entry."""
     old = _STATE.error
-    _STATE.error = bool(enabled)
-    try:
+    try:  # set inside the try: an interrupt right after setting still restores
+        _STATE.error = bool(enabled)
         yield
     finally:
         _STATE.error = old

@@ -72,7 +72,8 @@ def softmax(x, axis=-1):
 
 
 def one_hot(labels, num_classes, dtype=np.float64, axis=-1):
-    """Integer labels to one-hot vectors along a new `axis`."""
+    """Integer labels to one-hot vectors along a new `axis`. A label outside 0..num_classes-1
+    gives a row of zeros, as jax.nn.one_hot (cross_entropy refuses such labels)."""
     classes = fnp.arange(num_classes, like=labels)  # on the labels' device (numpy or cupy)
     hot = fnp.equal(fnp.expand_dims(labels, -1), classes)
     if axis not in (-1, fnp.ndim(hot) - 1):
