@@ -81,22 +81,31 @@ def reset_level_stack():
     return len(entries)
 
 
-def _running(frame, start):
-    """Whether `frame` is `start` or one of its callers (its `with` statement still runs)."""
-    f = start
-    while f is not None:
-        if f is frame:
-            return True
-        f = f.f_back
-    return False
+def _running(interp, start):
+    """Whether `interp` runs: not dead, and the frame that entered it is `start` or one of its
+    callers (its `with` statement has not finished)."""
+    if interp.thread is None:
+        return False
+    frame = interp._frame
+    while True:
+        f = start
+        while f is not None:
+            if f is frame:
+                return True
+            f = f.f_back
+        if frame.f_code.co_name not in ("__enter__", "enter_context"):
+            return False
+        frame = frame.f_back  # entered by a subclass's __enter__ or an ExitStack: their caller
 
 
 def _drop_finished(interpreters, start):
     """Pop the top entries whose transform has ended without leaving the stack (dead, or their
     `with` frame is not among the callers of `start`). Note [levels and escaped wrappers], 5."""
+    if _running(interpreters[-1], start):
+        return  # the usual case: nothing to drop
     entries = interpreters[:]
     n = len(entries)
-    while n and (entries[n - 1].thread is None or not _running(entries[n - 1]._frame, start)):
+    while n and not _running(entries[n - 1], start):
         n -= 1
     _remove_from(interpreters, entries, n)
 
@@ -120,21 +129,22 @@ class Interpreter:
     name = "interpreter"
     # Set per instance while it runs (by __enter__), reset when it dies.
     level = None
-    alive = False
     thread = None      # the ident of the thread running it; None when not running
     _frame = None      # the frame of the `with` statement that entered it
 
+    @property
+    def alive(self):
+        """Whether its transform is running (in some thread)."""
+        return self.thread is not None
+
     def __enter__(self):
         frame = _getframe(1)
-        while frame.f_code.co_name in ("__enter__", "enter_context"):
-            frame = frame.f_back  # a subclass's __enter__ or an ExitStack: the caller owns it
         interpreters = _STACK.interpreters
         try:
             if interpreters:
                 _drop_finished(interpreters, frame)
             self._frame = frame
             self.level = len(interpreters) + 1
-            self.alive = True
             self.thread = get_ident()
             interpreters.append(self)  # complete before it is on the stack
             return self
@@ -148,18 +158,22 @@ class Interpreter:
 
     def _die(self):
         self.thread = None
-        self.alive = False
         self._frame = None
 
     def _leave(self):
-        """Mark dead, then remove this interpreter and anything left above it."""
-        self._die()
+        """Mark dead, then remove this interpreter and anything left above it. Code run in
+        between (a __del__ running a transform) may drop it first, and only ever drops dead
+        entries from the top: the entries below it stay, so deleting from its index is safe."""
+        self.thread = self._frame = None  # dead
         interpreters = _STACK.interpreters
-        entries = interpreters[:]
-        for k in range(len(entries) - 1, -1, -1):
-            if entries[k] is self:
-                _remove_from(interpreters, entries, k)
-                return
+        try:
+            k = interpreters.index(self)
+        except ValueError:
+            return  # dropped already
+        if k + 1 < len(interpreters):
+            for above in interpreters[k + 1:]:
+                above._die()
+        del interpreters[k:]
 
     def process(self, op, args, params):
         """Apply `op` to `args`, some of them wrappers of this interpreter."""
