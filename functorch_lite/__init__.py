@@ -10,7 +10,7 @@ from . import random  # noqa: F401
 from . import optim  # noqa: F401
 from .tensor import Tensor, TransformTensor, _install_array_methods
 from .dispatch import Op, OPS, defop
-from .interpreter import Interpreter, EscapedWrapperError
+from .interpreter import Interpreter, EscapedWrapperError, reset_level_stack
 from .backend import DeviceMismatchError
 from .ops.elementwise import stop_gradient
 from .transforms.vmap import vmap, register_batch_rule, BatchedTensor
@@ -34,7 +34,7 @@ __all__ = [
     "checkpoint", "remat", "checkpoint_policies",
     # extension API
     "defop", "Op", "OPS", "register_batch_rule", "Tensor", "TransformTensor", "Interpreter",
-    "BatchedTensor", "GradTensor", "DualTensor", "float0",
+    "BatchedTensor", "GradTensor", "DualTensor", "float0", "reset_level_stack",
     # vmap's loop fallback
     "PerformanceWarning", "MissingBatchRuleError", "set_fallback_error", "fallback_as_error",
     "fallback_ops",

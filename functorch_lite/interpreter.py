@@ -17,14 +17,34 @@ level is its interpreter's level.
 3. An interpreter has an identity beyond its depth. When its transform returns, it is marked dead;
    a wrapper that escaped the transform (kept in a closure, stored on an object) still points at
    it, and any op that meets it raises EscapedWrapperError instead of being mixed up with a later
-   transform that happens to run at the same depth.
-4. Only `Interpreter.__enter__`/`__exit__` change the stack; rules never touch it.
+   transform that happens to run at the same depth. Every transform also refuses such a wrapper
+   wherever it shows up among its inputs, outputs, aux values or cotangents (`check_usable` in
+   tensor.py), so it never comes back to the user as a result.
+4. The stack is per thread, and so is a wrapper's validity: an interpreter records the thread
+   that entered it (`thread`, None once dead), and a wrapper is usable only in that thread while
+   its interpreter runs. A wrapper handed to another thread is refused there, with the same
+   error, even while its transform is still running in its own thread: the other thread's
+   levels are unrelated to its level. Dispatch pays one `get_ident()` per op for this.
+5. Only entering and leaving an interpreter change the stack; rules never touch it. Both are
+   written so that an exception landing at any point (KeyboardInterrupt, GeneratorExit), or
+   code run there by a __del__ (a whole transform, say), leaves the stack consistent: an
+   interpreter is complete before it is pushed; leaving marks it dead *before* removing it and
+   removes every entry left above it too. An interrupt can still cut an exit short before its
+   first line runs, so an entry also records the frame of the `with` statement that entered it
+   (enter interpreters with a `with` statement in the function that runs the transform). The
+   next enter, and `stack()`, drop the top entries that are dead or whose frame is not among the
+   running callers: transforms that ended without leaving. `reset_level_stack()` empties the
+   thread's stack by hand.
 """
+import sys
 import threading
+from _thread import get_ident
+
+_getframe = sys._getframe
 
 
 class EscapedWrapperError(RuntimeError):
-    """A wrapper was used after the transform that made it had returned."""
+    """A wrapper was used after the transform that made it had returned, or in another thread."""
 
 
 class _Stack(threading.local):
@@ -37,40 +57,123 @@ _STACK = _Stack()
 
 def current_level():
     """Depth of the level stack: 0 outside every transform."""
-    return len(_STACK.interpreters)
+    stack = _STACK.interpreters
+    if stack:
+        _drop_finished(stack, _getframe(1))
+    return len(stack)
 
 
 def stack():
     """The running interpreters, outermost first (a copy)."""
-    return tuple(_STACK.interpreters)
+    interpreters = _STACK.interpreters
+    if interpreters:
+        _drop_finished(interpreters, _getframe(1))
+    return tuple(interpreters)
+
+
+def reset_level_stack():
+    """Empty this thread's level stack, marking every interpreter on it dead; returns how many
+    were removed. Only needed to recover by hand from a stack left inconsistent (the transforms
+    clean up after themselves); call it outside every transform."""
+    interpreters = _STACK.interpreters
+    entries = interpreters[:]
+    _remove_from(interpreters, entries, 0)
+    return len(entries)
+
+
+def _running(interp, start):
+    """Whether `interp` runs: not dead, and the frame that entered it is `start` or one of its
+    callers (its `with` statement has not finished)."""
+    if interp.thread is None:
+        return False
+    frame = interp._frame
+    while True:
+        f = start
+        while f is not None:
+            if f is frame:
+                return True
+            f = f.f_back
+        if frame.f_code.co_name not in ("__enter__", "enter_context"):
+            return False
+        frame = frame.f_back  # entered by a subclass's __enter__ or an ExitStack: their caller
+
+
+def _drop_finished(interpreters, start):
+    """Pop the top entries whose transform has ended without leaving the stack (dead, or their
+    `with` frame is not among the callers of `start`). Note [levels and escaped wrappers], 5."""
+    if _running(interpreters[-1], start):
+        return  # the usual case: nothing to drop
+    entries = interpreters[:]
+    n = len(entries)
+    while n and not _running(entries[n - 1], start):
+        n -= 1
+    _remove_from(interpreters, entries, n)
+
+
+def _remove_from(interpreters, entries, k):
+    """Mark `entries[k:]` (a copy of the stack) dead, then delete them from the stack in one
+    step. Code that runs in between (a __del__ running a transform) completes before this goes
+    on and only ever drops dead entries from the top, so the entries below k stay."""
+    for interp in entries[k:]:
+        interp._die()
+    del interpreters[k:]
 
 
 class Interpreter:
     """Base of the transform interpreters. See Note [levels and escaped wrappers].
 
-    Subclasses implement `process(op, args, params)` and may refine `concretize`.
+    Subclasses implement `process(op, args, params)` and may refine `concretize`. Enter one with
+    a `with` statement in the function that runs the transform.
     """
 
     name = "interpreter"
+    # Set per instance while it runs (by __enter__), reset when it dies.
+    level = None
+    thread = None      # the ident of the thread running it; None when not running
+    _frame = None      # the frame of the `with` statement that entered it
 
-    def __init__(self):
-        self.level = None
-        self.alive = False
+    @property
+    def alive(self):
+        """Whether its transform is running (in some thread)."""
+        return self.thread is not None
 
     def __enter__(self):
+        frame = _getframe(1)
         interpreters = _STACK.interpreters
-        interpreters.append(self)
-        self.level = len(interpreters)
-        self.alive = True
-        return self
+        try:
+            if interpreters:
+                _drop_finished(interpreters, frame)
+            self._frame = frame
+            self.level = len(interpreters) + 1
+            self.thread = get_ident()
+            interpreters.append(self)  # complete before it is on the stack
+            return self
+        except BaseException:
+            self._leave()
+            raise
 
     def __exit__(self, *exc):
-        interpreters = _STACK.interpreters
-        if not interpreters or interpreters[-1] is not self:
-            raise RuntimeError(f"{self} left the level stack out of order")
-        interpreters.pop()
-        self.alive = False
+        self._leave()
         return False
+
+    def _die(self):
+        self.thread = None
+        self._frame = None
+
+    def _leave(self):
+        """Mark dead, then remove this interpreter and anything left above it. Code run in
+        between (a __del__ running a transform) may drop it first, and only ever drops dead
+        entries from the top: the entries below it stay, so deleting from its index is safe."""
+        self.thread = self._frame = None  # dead
+        interpreters = _STACK.interpreters
+        try:
+            k = interpreters.index(self)
+        except ValueError:
+            return  # dropped already
+        if k + 1 < len(interpreters):
+            for above in interpreters[k + 1:]:
+                above._die()
+        del interpreters[k:]
 
     def process(self, op, args, params):
         """Apply `op` to `args`, some of them wrappers of this interpreter."""
@@ -83,11 +186,19 @@ class Interpreter:
             f"cannot convert a value under {self.name} (level {self.level}) to {_KIND_NAMES[kind]}")
 
     def check_alive(self, tensor):
-        if not self.alive:
+        """Raise EscapedWrapperError unless `tensor` (a wrapper of this interpreter) may be used
+        here: its transform is running, in the current thread."""
+        if self.thread == get_ident():
+            return
+        what = f"a {type(tensor).__name__} from a {self.name} transform (level {self.level})"
+        if self.thread is None:
             raise EscapedWrapperError(
-                f"a {type(tensor).__name__} from a {self.name} transform (level {self.level}) "
-                "was used after that transform returned; it escaped through a closure, a global "
-                "or a side output. Return it from the transformed function instead.")
+                f"{what} was used after that transform returned; it escaped through a closure, "
+                "a global or a side output. Return it from the transformed function instead.")
+        raise EscapedWrapperError(
+            f"{what} running in another thread was used in this thread; a transform's values "
+            "belong to the thread running it. Share plain arrays between threads (return them "
+            "from the transform first).")
 
     def __repr__(self):
         state = "" if self.alive else ", finished"

@@ -11,6 +11,7 @@ defers both to the interpreter that made the wrapper.
 """
 import dis as _dis
 import sys as _sys
+from _thread import get_ident
 
 import numpy as _np
 
@@ -186,16 +187,31 @@ class TransformTensor(Tensor):
 
 def top_interpreter(args):
     """The interpreter of highest level among the transform wrappers in `args`; a wrapper whose
-    transform has returned raises EscapedWrapperError (Note [levels and escaped wrappers])."""
+    transform has returned, or runs in another thread, raises EscapedWrapperError (Note [levels
+    and escaped wrappers] in interpreter.py)."""
     top = None
+    me = get_ident()
     for a in args:
         if isinstance(a, TransformTensor):
             interp = a._interpreter
-            if not interp.alive:
+            if interp.thread != me:
                 interp.check_alive(a)
             if top is None or interp.level > top.level:
                 top = interp
     return top
+
+
+def check_usable(leaves):
+    """Raise EscapedWrapperError for any wrapper among `leaves` whose transform has returned or
+    runs in another thread. Transforms call it on what they take in and give back, so such a
+    wrapper is refused wherever it shows up, not only when an op meets it."""
+    me = None
+    for x in leaves:
+        if isinstance(x, TransformTensor):
+            if me is None:
+                me = get_ident()
+            if x._interpreter.thread != me:
+                x._interpreter.check_alive(x)
 
 
 def _install_array_methods():

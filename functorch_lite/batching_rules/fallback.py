@@ -5,6 +5,9 @@ and stacks the results. It is correct for any op (so every op works under vmap a
 costs one op call per example, so it warns once per op with a `PerformanceWarning`. Users who
 must not lose speed silently turn it into an error with `set_fallback_error(True)` (or the
 `fallback_as_error()` context manager); `fallback_ops()` lists the ops that fell back.
+
+The setting is per thread, like the level stack: one thread's `fallback_as_error()` block does
+not change how vmap behaves in another, and a new thread starts with the fallback allowed.
 """
 import contextlib
 import threading
@@ -22,26 +25,34 @@ class MissingBatchRuleError(NotImplementedError):
     """An op without a batching rule was met under vmap while the fallback is an error."""
 
 
-_STATE = {"error": False}
+class _Setting(threading.local):
+    error = False  # class default: what every thread starts with
+
+
+_STATE = _Setting()
 _FELL_BACK = {}          # op name -> number of batched calls that used the loop
 _LOCK = threading.Lock()
 
 
 def set_fallback_error(enabled=True):
-    """Make the loop fallback an error (True) or a warning (False); returns the old setting."""
-    old = _STATE["error"]
-    _STATE["error"] = bool(enabled)
+    """Make the loop fallback an error (True) or a warning (False) in the current thread;
+    returns the old setting (pass it back to restore it)."""
+    old = _STATE.error
+    _STATE.error = bool(enabled)
     return old
 
 
 @contextlib.contextmanager
 def fallback_as_error(enabled=True):
-    """Within the block, an op with no batching rule raises MissingBatchRuleError."""
-    old = set_fallback_error(enabled)
-    try:
+    """Within the block (in the current thread), an op with no batching rule raises
+    MissingBatchRuleError (or, with enabled=False, falls back with a warning). Blocks nest:
+    leaving one restores the setting it found on entry."""
+    old = _STATE.error
+    try:  # set inside the try: an interrupt right after setting still restores
+        _STATE.error = bool(enabled)
         yield
     finally:
-        set_fallback_error(old)
+        _STATE.error = old
 
 
 def fallback_ops():
@@ -70,7 +81,7 @@ def _select(x, bdim, i):
 
 def loop_batch_rule(op, args, bdims, batch_size, params):
     """Run `op` once per example and stack the results along a new leading batch dim."""
-    if _STATE["error"]:
+    if _STATE.error:
         raise MissingBatchRuleError(
             f"op {op.name!r} has no batching rule and the vmap loop fallback is disabled "
             "(set_fallback_error(False) re-enables it); give it a rule with "

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..numpy._util import dtype_of, normalize_axis
+from ..ops.checks import check_index_range
 from ..ops.elementwise import stop_gradient
 from ..ops.special import erf
 
@@ -79,7 +80,8 @@ def softmax(x, axis=-1):
 
 
 def one_hot(labels, num_classes, dtype=np.float64, axis=-1):
-    """Integer labels to one-hot vectors along a new `axis`."""
+    """Integer labels to one-hot vectors along a new `axis`. A label outside 0..num_classes-1
+    gives a row of zeros, as jax.nn.one_hot (cross_entropy refuses such labels)."""
     classes = fnp.arange(num_classes, like=labels)  # on the labels' device (numpy or cupy)
     hot = fnp.equal(fnp.expand_dims(labels, -1), classes)
     if axis not in (-1, fnp.ndim(hot) - 1):
@@ -106,6 +108,7 @@ def cross_entropy(logits, labels, reduction="mean", axis=-1):
     # directions than -sum(one_hot * log_softmax), and as accurate (both use the shifted form).
     axis = normalize_axis(axis, fnp.ndim(logits))
     n = fnp.shape(logits)[axis]
+    labels = check_index_range(labels, size=n, what="cross_entropy: label")  # as PyTorch
     shifted = logits - _max_shift(logits, axis)
     classes = fnp.arange(n, like=logits)
     if axis != fnp.ndim(logits) - 1:

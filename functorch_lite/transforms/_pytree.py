@@ -112,3 +112,9 @@ def as_plain(x):
     """NumPy scalars (what NumPy returns for 0-d results) become 0-d arrays, so transforms
     return arrays consistently; everything else is unchanged."""
     return np.asarray(x) if isinstance(x, np.generic) else x
+
+
+def private_copy(x):
+    """A copy of a raw array, which its owner may write into later; wrappers (never written in
+    place) and Python scalars as they are. See Note [residual snapshots] in reverse.py."""
+    return x.copy() if is_array(x) else x

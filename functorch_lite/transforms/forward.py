@@ -36,12 +36,12 @@ import optree
 
 from ..backend import is_array
 from ..interpreter import Interpreter
-from ..tensor import Tensor, TransformTensor
+from ..tensor import Tensor, TransformTensor, check_usable
 from ..derivatives import (  # noqa: F401  (registers the jvp rules)
     jvp_elementwise, jvp_reductions, jvp_shape, jvp_indexing, jvp_linalg, jvp_conv,
     jvp_pool, jvp_fft, jvp_special, jvp_scipy_linalg, jvp_eig)
 from .. import numpy as fnp
-from ._pytree import check_output_leaf, split_aux
+from ._pytree import check_output_leaf, private_copy, split_aux
 
 float0 = np.dtype([("float0", np.void, 0)])
 """The dtype of the tangent of an integer or bool value (as JAX's float0): it holds no data."""
@@ -229,15 +229,24 @@ def jvp(f, primals, tangents, has_aux=False):
     jvp returns (out, tangent_out, aux).
     """
     p_leaves, t_leaves, treedefs = pair_leaves(primals, tangents, "jvp")
+    check_usable(p_leaves)
+    check_usable(t_leaves)
     with ForwardInterpreter() as interp:
         args = _unflatten_args(treedefs, [interp.wrap(p, t) for p, t in zip(p_leaves, t_leaves)])
         out, aux = split_aux(f(*args), has_aux, "jvp")
         out_leaves, out_def = optree.tree_flatten(out)
         pairs = [interp.split(o) for o in out_leaves]
         if has_aux:
-            aux = optree.tree_map(lambda a: interp.split(a)[0], aux)
-    primal_out = out_def.unflatten([p for p, _ in pairs])
-    tangent_out = out_def.unflatten([zero_tangent(p) if t is None else t for p, t in pairs])
+            aux_leaves, aux_def = optree.tree_flatten(aux)
+            aux_leaves = [interp.split(a)[0] for a in aux_leaves]
+            check_usable(aux_leaves)
+            aux = aux_def.unflatten(aux_leaves)
+    p_out = [p for p, _ in pairs]
+    t_out = [zero_tangent(p) if t is None else t for p, t in pairs]
+    check_usable(p_out)  # Note [levels and escaped wrappers], 3
+    check_usable(t_out)
+    primal_out = out_def.unflatten(p_out)
+    tangent_out = out_def.unflatten(t_out)
     if has_aux:
         return primal_out, tangent_out, aux
     return primal_out, tangent_out
@@ -337,6 +346,7 @@ class LinearizedJVP:
             raise TypeError(f"linearize's jvp_fn takes {len(self._primals)} tangent(s), one per "
                             f"primal, got {len(tangents)}")
         _, t_leaves, _ = pair_leaves(self._primals, tangents, "linearize jvp_fn")
+        check_usable(t_leaves)
         env = {}
         for node, p, t in zip(self._in_nodes, self._p_leaves, t_leaves):
             if node is not None:
@@ -345,9 +355,10 @@ class LinearizedJVP:
             out = op(*(env[a.node] if isinstance(a, _Ref) else a for a in operands), **params)
             for n, o in zip(nodes, out if op.multiple_results else (out,)):
                 env[n] = o
-        return self._out_def.unflatten([
-            zero_tangent(p) if n is None else env[n]
-            for n, p in zip(self._out_nodes, self._out_primals)])
+        out = [zero_tangent(p) if n is None else env[n]
+               for n, p in zip(self._out_nodes, self._out_primals)]
+        check_usable(out)
+        return self._out_def.unflatten(out)
 
     @property
     def num_ops(self):
@@ -358,9 +369,14 @@ class LinearizedJVP:
 def linearize(f, *primals, has_aux=False):
     """`(f(*primals), jvp_fn)`: jvp_fn(*tangents) is the jvp at `primals` without re-running f.
 
-    See Note [linearize records the linear part]. With has_aux, returns (out, jvp_fn, aux)."""
+    See Note [linearize records the linear part]. With has_aux, returns (out, jvp_fn, aux).
+    As vjp, it works on private copies of the input arrays and returns copies of the output and
+    aux arrays, so writing into any of them later leaves jvp_fn unchanged (Note [residual
+    snapshots] in reverse.py)."""
     primals = tuple(primals)
     p_leaves, _, treedefs = pair_leaves(primals, (None,) * len(primals), "linearize")
+    check_usable(p_leaves)
+    p_leaves = [private_copy(p) for p in p_leaves]
     with LinearTapeInterpreter() as tape:
         tangents, in_nodes = [], []
         for p in p_leaves:
@@ -379,7 +395,8 @@ def linearize(f, *primals, has_aux=False):
         out_nodes = [tape.node_of(t) for t in t_leaves]
     jvp_fn = LinearizedJVP(primals, p_leaves, treedefs, in_nodes, tape.records, out_def,
                            out_nodes, out_leaves)
+    out = out_def.unflatten([private_copy(o) for o in out_leaves])
     if has_aux:
-        return out, jvp_fn, result[2]
+        return out, jvp_fn, optree.tree_map(private_copy, result[2])
     return out, jvp_fn
 

@@ -11,7 +11,7 @@ from .. import numpy as fnp
 from ..backend import module_of
 from ..tensor import Tensor
 from ._pytree import flatten_diff_args, normalize_argnums, replace_args
-from .reverse import vjp
+from .reverse import _vjp
 
 
 def _size(shape):
@@ -70,7 +70,7 @@ def jacrev(f, argnums=0, has_aux=False, chunk_size=None):
 
         def f_selected(*selected):
             return f(*replace_args(args, nums, selected), **kwargs)
-        res = vjp(f_selected, *(args[i] for i in nums), has_aux=has_aux)
+        res = _vjp(f_selected, tuple(args[i] for i in nums), has_aux, snapshot=False)
         out, vjp_fn = res[0], res[1]
         out_leaves, out_spec = optree.tree_flatten(out)
         out_leaves = [o if hasattr(o, "shape") else np.asarray(o) for o in out_leaves]

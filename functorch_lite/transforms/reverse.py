@@ -26,6 +26,16 @@ primal value (the result is a constant: no derivative flows through a concretize
 An op with a "vjp_fwd" rule (custom_vjp) runs it instead of the op: it returns (out,
 residuals), and the vjp rule then receives the residuals in place of `out`.
 
+Note [residual snapshots]
+-------------------------
+grad finishes its backward pass before returning, so its tape may hold the user's own arrays.
+vjp (and linearize in forward.py) return a function that reads the tape later, when the user
+may have written into those arrays in place (`w -= lr * g`). So vjp copies the raw input arrays
+before running f (every residual derived from an input is then derived from the private copy,
+views included), and returns copies of the output and aux arrays (the tape may keep the output
+itself as a residual). Arrays f closes over are not copied: they are part of the function.
+Internal callers that use vjp_fn at once (jacrev) skip the copies.
+
 A vjp rule may declare `rule.takes_needed = True`; it then receives `needed`, a tuple of bools
 saying which operands want a cotangent, and may skip the others (matmul skips the data operand
 of a layer, for instance).
@@ -40,9 +50,9 @@ from ..derivatives import vjp_elementwise, vjp_reductions, vjp_shape, vjp_indexi
 from ..derivatives.vjp_helpers import unbroadcast
 from ..interpreter import Interpreter
 from ..ops import elementwise as ew
-from ..tensor import Tensor, TransformTensor
+from ..tensor import Tensor, TransformTensor, check_usable
 from ._pytree import (as_plain, check_output_leaf, dtype_of, flatten_diff_args, normalize_argnums,
-                      replace_args, split_aux)
+                      private_copy, replace_args, split_aux)
 
 
 class GradTensor(TransformTensor):
@@ -210,8 +220,12 @@ def _leaf_gradients(cts, leaves, slots):
 
 
 def _output_value(out, interp):
-    """f's output with this level's wrappers unwrapped (plain arrays at the top level)."""
-    return optree.tree_map(lambda x: as_plain(interp.unwrap(x)), out)
+    """f's output with this level's wrappers unwrapped (plain arrays at the top level); a
+    wrapper of a finished transform (or another thread's) among them is refused."""
+    leaves, spec = optree.tree_flatten(out)
+    leaves = [as_plain(interp.unwrap(x)) for x in leaves]
+    check_usable(leaves)
+    return spec.unflatten(leaves)
 
 
 def _check_scalar_output(out, transform):
@@ -239,6 +253,7 @@ def _grad_and_value_impl(f, argnums, has_aux, transform, args, kwargs):
     """(gradients, value, aux) of f at args. See Note [the reverse-mode tape]."""
     nums, is_tuple = normalize_argnums(argnums, len(args), transform)
     leaves, spec = flatten_diff_args(args, nums, transform)
+    check_usable(leaves)
     with ReverseInterpreter(transform) as interp:
         wrapped = [interp.new_leaf(leaf) for leaf in leaves]
         out = f(*replace_args(args, nums, optree.tree_unflatten(spec, wrapped)), **kwargs)
@@ -254,10 +269,12 @@ def _grad_and_value_impl(f, argnums, has_aux, transform, args, kwargs):
         cts = [None] * nslots
     del tape
     grads = _leaf_gradients(cts, leaves, range(len(leaves)))
+    check_usable(grads)
     grads = optree.tree_unflatten(spec, grads)
     if not is_tuple:
         grads = grads[0]
     value = np.asarray(value, dtype=float) if isinstance(value, (float, int)) else as_plain(value)
+    check_usable((value,))  # a wrapper of a finished transform returned as f's value
     aux = _output_value(aux, interp) if has_aux else None
     return grads, value, aux
 
@@ -298,9 +315,22 @@ def grad(f, argnums=0, has_aux=False):
 def vjp(f, *primals, has_aux=False):
     """(f(*primals), vjp_fn[, aux]): vjp_fn(cotangents) maps a cotangent with the output's
     pytree structure to a tuple with one cotangent per primal (each with that primal's
-    structure). vjp_fn may be called several times and under vmap."""
+    structure). vjp_fn may be called several times and under vmap.
+
+    vjp_fn keeps giving the gradient at `primals`: the tape keeps its own copies of the input
+    arrays, and the returned output and aux arrays are copies, so writing into any of them in
+    place later changes nothing (Note [residual snapshots])."""
+    return _vjp(f, primals, has_aux, snapshot=True)
+
+
+def _vjp(f, primals, has_aux, snapshot):
+    """vjp; `snapshot=False` skips the copies for callers that use vjp_fn at once and never
+    return the output (jacrev)."""
     nums = tuple(range(len(primals)))
     leaves, spec = flatten_diff_args(primals, nums, "vjp") if primals else ([], None)
+    check_usable(leaves)
+    if snapshot:
+        leaves = [private_copy(leaf) for leaf in leaves]
     with ReverseInterpreter("vjp") as interp:
         wrapped = [interp.new_leaf(leaf) for leaf in leaves]
         args = optree.tree_unflatten(spec, wrapped) if primals else ()
@@ -316,14 +346,17 @@ def vjp(f, *primals, has_aux=False):
         if slot is None:
             check_output_leaf(o, "vjp")
     out_values = [as_plain(interp.unwrap(o)) for o in out_leaves]
+    check_usable(out_values)
     del out_leaves, out
-    primal_out = optree.tree_unflatten(out_spec, out_values)
+    primal_out = optree.tree_unflatten(
+        out_spec, [private_copy(v) for v in out_values] if snapshot else out_values)
 
     def vjp_fn(cotangents):
         ct_leaves, ct_spec = optree.tree_flatten(cotangents)
         if ct_spec != out_spec:
             raise ValueError(f"vjp_fn: the cotangent's structure {ct_spec} does not match the "
                              f"output's {out_spec}")
+        check_usable(ct_leaves)
         seeds = []
         for i, (slot, value, ct) in enumerate(zip(out_slots, out_values, ct_leaves)):
             want = tuple(getattr(value, "shape", ()))
@@ -339,10 +372,12 @@ def vjp(f, *primals, has_aux=False):
                 seeds.append((slot, fit_cotangent(ct, value)))
         cts = backward(tape, nslots, seeds) if seeds else [None] * nslots
         grads = _leaf_gradients(cts, leaves, range(len(leaves)))
+        check_usable(grads)
         return tuple(optree.tree_unflatten(spec, grads)) if primals else ()
 
     if has_aux:
-        return primal_out, vjp_fn, _output_value(aux, interp)
+        aux = _output_value(aux, interp)
+        return primal_out, vjp_fn, optree.tree_map(private_copy, aux) if snapshot else aux
     return primal_out, vjp_fn
 
 

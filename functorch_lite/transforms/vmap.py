@@ -29,7 +29,7 @@ from ..backend import is_array, module_of
 from ..batching_rules.fallback import loop_batch_rule
 from ..dispatch import OPS, Op
 from ..interpreter import Interpreter
-from ..tensor import Tensor, TransformTensor
+from ..tensor import Tensor, TransformTensor, check_usable
 from ._pytree import check_output_leaf
 
 _MISSING = object()
@@ -218,6 +218,7 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
     @functools.wraps(func)
     def batched_func(*args, **kwargs):
         leaves, dims, rebuild = _flatten_inputs(args, in_dims)
+        check_usable(leaves)
         size = _batch_size(args, in_dims, leaves, dims, axis_size)
         if "dask.array" in sys.modules and _has_dask_leaf(leaves, dims):
             from ..dask import vmap_over_chunks
@@ -384,8 +385,8 @@ def _unwrap_leaf(x, out_dim, interp, size):
         if out_dim == bdim:
             return value
         return fnp.moveaxis(value, bdim, out_dim)
-    if isinstance(x, TransformTensor) and not x._interpreter.alive:
-        x._interpreter.check_alive(x)
+    if isinstance(x, TransformTensor):
+        check_usable((x,))  # Note [levels and escaped wrappers], 3
     check_output_leaf(x, "vmap")
     if out_dim is None:
         return x

@@ -1,0 +1,19 @@
+"""Value checks as primitives: the identity on valid input, an error naming the bad value
+otherwise. Being primitives, they run in the kernel on the raw values, whatever transforms
+wrap them (under vmap the kernel sees the whole batch), so bad values are caught everywhere."""
+from ..dispatch import defop
+
+
+def _check_index_range_kernel(xp, x, *, size, what):
+    bad = (x < 0) | (x >= size)
+    if bad.any():
+        value = int(x[bad].ravel()[0])
+        raise IndexError(f"{what} {value} is out of range: with {size} classes it must be in "
+                         f"0..{size - 1}")
+    return x
+
+
+check_index_range = defop(
+    "check_index_range", _check_index_range_kernel, differentiable=False,
+    doc="x itself when every entry is in [0, size); IndexError naming `what` and the first bad "
+        "entry otherwise (class labels of cross_entropy).")
