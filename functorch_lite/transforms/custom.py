@@ -32,7 +32,7 @@ import optree
 from .. import numpy as fnp
 from ..dispatch import Op
 from ..rule_checks import RuleError, check_like, inexact, shape_of
-from ..tensor import Tensor, TransformTensor
+from ..tensor import Tensor, TransformTensor, check_usable
 from ..backend import is_array
 
 
@@ -157,6 +157,7 @@ def _check_no_closure(who, inputs, outputs):
               default=0)
     for o in optree.tree_leaves(outputs):
         if isinstance(o, TransformTensor) and o.level > top:
+            check_usable((o,))  # a finished transform's value: an escaped wrapper
             raise TypeError(
                 f"{who} returned a value of the {o._interpreter.name} transform at level "
                 f"{o.level} that does not come from its arguments: the function closes over a "
