@@ -23,7 +23,8 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
     raise ImportError("functorch_lite.dask needs Dask: install the extra with "
                       "pip install \"functorch-lite[dask]\" (dask[array] and distributed)") from err
 
-from .transforms.vmap import vmap
+from .transforms.vmap import _out_dims_per_leaf, vmap
+from .tree import ravel
 
 __all__ = ["is_dask_array", "vmap_over_chunks", "grad_sum", "value_and_grad_sum",
            "chunk_memory_limit"]
@@ -156,35 +157,6 @@ def _first_example(mapped, operands, dims, rebuild, kwargs):
     return mapped(*rebuild(parts), **kwargs)
 
 
-def _out_dims_per_leaf(out, out_dims):
-    n = len(optree.tree_leaves(out))
-    if out_dims is None or isinstance(out_dims, int):
-        return [out_dims] * n
-    if isinstance(out_dims, list) and not isinstance(out, list):
-        out_dims = tuple(out_dims)
-    prefix = optree.tree_structure(out_dims, none_is_leaf=True)
-    per_leaf = []
-    for d, sub in zip(optree.tree_leaves(out_dims, none_is_leaf=True),
-                      prefix.flatten_up_to(out)):
-        per_leaf.extend([d] * len(optree.tree_leaves(sub)))
-    return per_leaf
-
-
-def _ravel(tree):
-    """(flat vector, unravel) of a pytree of arrays, as jax.flatten_util.ravel_pytree."""
-    leaves, spec = optree.tree_flatten(tree)
-    shapes = [np.shape(x) for x in leaves]
-    dtypes = [np.result_type(x) for x in leaves]
-    flat = np.concatenate([np.ravel(x) for x in leaves]) if leaves else np.zeros(0)
-    sizes = np.cumsum([int(np.prod(s)) for s in shapes])[:-1]
-
-    def unravel(vector):
-        parts = np.split(vector, sizes) if leaves else []
-        return spec.unflatten([p.reshape(s).astype(t, copy=False)
-                               for p, s, t in zip(parts, shapes, dtypes)])
-    return flat, unravel
-
-
 def _gradient_sum(f, argnums, in_dims, split_every, with_value):
     from .transforms.reverse import grad_and_value
 
@@ -212,12 +184,12 @@ def _gradient_sum(f, argnums, in_dims, split_every, with_value):
 
         def chunk_row(*chunk_leaves):
             g, v = grad_and_value(chunk_loss, argnums=argnums)(*spec.unflatten(chunk_leaves))
-            flat, _ = _ravel(g)
+            flat, _ = ravel(g)
             return np.concatenate([flat, np.reshape(v, 1).astype(flat.dtype)])
 
         picked = tuple(args[n] for n in nums)
         zeros = optree.tree_map(lambda x: np.zeros(np.shape(x), np.result_type(x, 0.0)), picked)
-        flat0, unravel = _ravel(zeros[0] if isinstance(argnums, int) else zeros)
+        flat0, unravel = ravel(zeros[0] if isinstance(argnums, int) else zeros)
         boxes, _, _ = _map_chunks(chunk_row, leaves, leaf_dims)
         rows = da.blockwise(_row, ("b", "z"), boxes, "b", new_axes={"z": flat0.size + 1},
                             dtype=flat0.dtype, meta=np.empty((0, 0), dtype=flat0.dtype))
