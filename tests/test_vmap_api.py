@@ -428,3 +428,8 @@ def test_batched_tensor_repr():
     seen = []
     ft.vmap(lambda x: seen.append(repr(x)) or x)(randn(3, 2))
     assert "BatchedTensor(shape=(2,)" in seen[0] and "batch_size=3" in seen[0]
+
+
+def test_in_dim_on_a_0d_argument_says_it_has_no_axis():
+    with pytest.raises(ValueError, match="0-d value has no axes to map over: give it in_dims None"):
+        ft.vmap(lambda x: x)(np.float64(3.0) * np.ones(()))

@@ -316,9 +316,10 @@ def _batch_size(args, in_dims, leaves, dims, axis_size):
         nd = len(shape)
         if not -nd <= dim < nd:
             name = _leaf_names(args)[k]
+            valid = (f"valid dims are {-nd}..{nd - 1}" if nd else
+                     "a 0-d value has no axes to map over: give it in_dims None")
             raise _user_error(ValueError, f"vmap: in_dim {dim} is out of range for {name} of "
-                                          f"shape {tuple(shape)} (rank {nd}); valid dims are "
-                                          f"{-nd}..{nd - 1}")
+                                          f"shape {tuple(shape)} (rank {nd}); {valid}")
         sizes.append((k, shape[dim]))
     if not sizes:
         if axis_size is None:
