@@ -2,7 +2,8 @@
 
 Each equation is one line `v7 = k3(v2, c0)`, where `k3` is the op's kernel for the backend with
 its static params bound, so a call of the compiled function costs one Python call per primitive
-and nothing else: no dispatch, no interpreters, no rules. Constants are globals of the
+and nothing else: no dispatch, no interpreters, no rules. Ufunc equations write into the
+buffers of dead intermediates where buffers.py allows it (`v9 = k5(v7, v8, out=v7)`). Constants are globals of the
 generated function; an output that is a constant array is copied, so a caller that writes into
 a result never changes what a later call returns.
 """
@@ -10,6 +11,7 @@ import functools
 
 import numpy as np
 
+from .buffers import plan_buffers
 from .ir import Const, Var
 
 
@@ -32,6 +34,7 @@ def generate(program, xp, single=False):
             scope[consts[key]] = atom.value
         return consts[key]
 
+    buffers = plan_buffers(program) if xp is np else {}
     params = ", ".join(f"v{v.id}" for v in program.inputs)
     lines = [f"def program({params}):"]
     for i, eqn in enumerate(program.eqns):
@@ -39,7 +42,10 @@ def generate(program, xp, single=False):
         outs = ", ".join(f"v{v.id}" for v in eqn.outs)
         if eqn.op.multiple_results:
             outs += ","
-        lines.append(f"    {outs} = k{i}({', '.join(name(a) for a in eqn.ins)})")
+        args = [name(a) for a in eqn.ins]
+        if i in buffers:
+            args.append(f"out=v{buffers[i].id}")
+        lines.append(f"    {outs} = k{i}({', '.join(args)})")
     results = []
     for atom in program.outputs:
         text = name(atom)
