@@ -35,7 +35,8 @@ def main(argv):
     if what == "docs":
         setup(["docs"])
         command = "serve" if "--serve" in argv[2:] else "build"
-        return subprocess.call([PY, "-m", "mkdocs", command, "--strict"], cwd=ROOT)
+        env = dict(os.environ, NO_MKDOCS_2_WARNING="1")    # mkdocs-material's banner
+        return subprocess.call([PY, "-m", "mkdocs", command, "--strict"], cwd=ROOT, env=env)
     print(__doc__)
     return 2
 
