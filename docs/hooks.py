@@ -6,6 +6,8 @@ DP-SGD page's figure comes from running its demo (examples/dp_sgd_cnn.py). The P
 the site's files before the build, so `mkdocs build --strict` checks the links to them, and they
 are never committed.
 """
+import contextlib
+import io
 import os
 import pathlib
 import re
@@ -25,8 +27,9 @@ def _run_tutorials(docs_dir, out):
     try:
         for page in sorted((docs_dir / "tutorials").glob("*.md")):
             namespace = {"__name__": f"tutorial_{page.stem}"}
-            for i, code in enumerate(BLOCK.findall(page.read_text())):
-                exec(compile(code, f"{page.name}[block {i}]", "exec"), namespace)
+            with contextlib.redirect_stdout(io.StringIO()):    # the pages' prints: not the log
+                for i, code in enumerate(BLOCK.findall(page.read_text())):
+                    exec(compile(code, f"{page.name}[block {i}]", "exec"), namespace)
     finally:
         del os.environ["FIGURES"]
 
