@@ -30,7 +30,10 @@ def public_names():
                 yield module, name, getattr(mod, name)
 
 
-@pytest.mark.parametrize("module,name,obj", list(public_names()), ids=lambda v: str(v)[:40])
+NAMES = list(public_names())
+
+
+@pytest.mark.parametrize("module,name,obj", NAMES, ids=[f"{m}.{n}" for m, n, _ in NAMES])
 def test_public_name_is_documented(module, name, obj):
     if inspect.isfunction(obj) or inspect.isclass(obj) or callable(obj):
         assert inspect.getdoc(obj), f"{module}.{name} has no docstring"
