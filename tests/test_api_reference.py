@@ -3,6 +3,7 @@
 An entry is a mkdocstrings block `::: module.name`; the NumPy and SciPy mirrors may instead be
 rows of the generated table of supported functions (docs/functions.md).
 """
+import doctest
 import importlib
 import inspect
 import pathlib
@@ -42,6 +43,16 @@ def test_public_name_is_documented(module, name, obj):
     in_table = prefix is not None and f"| `{prefix}{name}` |" in FUNCTIONS
     assert in_reference or in_table, (
         f"{module}.{name} has no entry in docs/reference/*.md (add '::: {module}.{name}')")
+
+
+@pytest.mark.parametrize("module,name,obj", [v for v in NAMES if ">>>" in (inspect.getdoc(v[2]) or "")],
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_docstring_examples_run(module, name, obj):
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for test in finder.find(obj, f"{module}.{name}", globs={}):
+        runner.run(test)
+    assert runner.failures == 0, f"the example in {module}.{name}'s docstring fails"
 
 
 def test_every_module_has_a_reference_page():
