@@ -45,8 +45,11 @@ def test_public_name_is_documented(module, name, obj):
         f"{module}.{name} has no entry in docs/reference/*.md (add '::: {module}.{name}')")
 
 
-@pytest.mark.parametrize("module,name,obj", [v for v in NAMES if ">>>" in (inspect.getdoc(v[2]) or "")],
-                         ids=lambda v: v if isinstance(v, str) else "")
+WITH_EXAMPLES = [v for v in NAMES if ">>>" in (inspect.getdoc(v[2]) or "")]
+
+
+@pytest.mark.parametrize("module,name,obj", WITH_EXAMPLES,
+                         ids=[f"{m}.{n}" for m, n, _ in WITH_EXAMPLES])
 def test_docstring_examples_run(module, name, obj):
     finder = doctest.DocTestFinder(recurse=False)
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
