@@ -1,7 +1,8 @@
 """Every public name has a docstring and an entry in the API reference (docs/reference/*.md).
 
-An entry is a mkdocstrings block `::: module.name`; the NumPy and SciPy mirrors may instead be
-rows of the generated table of supported functions (docs/functions.md).
+An entry is a mkdocstrings block `::: module.name`; the NumPy mirrors (functorch_lite.numpy,
+.linalg, .fft) may instead be rows of the generated table of supported functions
+(docs/functions.md). The examples (`>>>`) in the docstrings run as doctests.
 """
 import doctest
 import importlib
