@@ -11,6 +11,7 @@ import io
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,7 @@ from mkdocs.structure.files import File
 
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+_made = []  # the temporary folders of this build's figures, removed after the build
 
 
 def _run_tutorials(docs_dir, out):
@@ -38,6 +40,7 @@ def on_files(files, config):
     import matplotlib
     matplotlib.use("Agg")
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="functorch_lite_docs_"))
+    _made.append(tmp)
     _run_tutorials(pathlib.Path(config["docs_dir"]), tmp / "tutorials")
     (tmp / "images").mkdir()
     subprocess.check_call([sys.executable, str(ROOT / "examples" / "dp_sgd_cnn.py"),
@@ -47,3 +50,8 @@ def on_files(files, config):
         files.append(File.generated(config, png.relative_to(tmp).as_posix(),
                                     abs_src_path=str(png)))
     return files
+
+
+def on_post_build(config, **kwargs):
+    while _made:
+        shutil.rmtree(_made.pop(), ignore_errors=True)
