@@ -3,6 +3,8 @@
     python3 tasks.py demo     # install the package with its examples extra, run the main demo
     python3 tasks.py test     # install the package with its test and examples extras, run
                               # every test
+    python3 tasks.py docs     # install the docs extra, build the site into site/ (mkdocs --strict)
+    python3 tasks.py docs --serve   # the same, then serve it at http://127.0.0.1:8000
 """
 import os
 import subprocess
@@ -30,6 +32,11 @@ def main(argv):
     if what == "test":
         setup(["test", "examples"])
         return subprocess.call([PY, "-m", "pytest", "-n", "auto", *argv[2:]], cwd=ROOT)
+    if what == "docs":
+        setup(["docs"])
+        command = "serve" if "--serve" in argv[2:] else "build"
+        env = dict(os.environ, NO_MKDOCS_2_WARNING="1")    # mkdocs-material's banner
+        return subprocess.call([PY, "-m", "mkdocs", command, "--strict"], cwd=ROOT, env=env)
     print(__doc__)
     return 2
 

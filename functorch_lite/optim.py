@@ -28,7 +28,14 @@ def _map(fn, tree, *rest):
 
 
 def apply_updates(params, updates):
-    """params + updates, leaf by leaf (each result keeps its parameter's dtype)."""
+    """params + updates, leaf by leaf (each result keeps its parameter's dtype).
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite import optim
+        >>> optim.apply_updates({"w": np.ones(2, np.float32)}, {"w": np.full(2, 0.5)})["w"]
+        array([1.5, 1.5], dtype=float32)
+    """
     return _map(lambda p, u: _as_dtype_of(p + u, p), params, updates)
 
 
@@ -50,7 +57,21 @@ def sgd(lr, momentum=0.0, nesterov=False, weight_decay=0.0):
     """Stochastic gradient descent as torch.optim.SGD (dampening 0): g += weight_decay * p;
     buf = momentum * buf + g (buf = g on the first step); the step is g + momentum * buf with
     nesterov, else buf; the update is -lr * step. The state is the momentum buffers (None
-    without momentum) and a step count."""
+    without momentum) and a step count.
+
+    Raises:
+        ValueError: nesterov without momentum; `update` without params when weight_decay is set.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite import optim
+        >>> opt = optim.sgd(lr=0.1, momentum=0.9)
+        >>> params = {"w": np.array([1.0, -2.0])}
+        >>> state = opt.init(params)
+        >>> updates, state = opt.update({"w": np.array([1.0, 1.0])}, state, params)
+        >>> optim.apply_updates(params, updates)["w"]
+        array([ 0.9, -2.1])
+    """
     if nesterov and momentum <= 0:
         raise ValueError("optim.sgd: nesterov needs momentum > 0")
 
@@ -95,7 +116,23 @@ def _adam(lr, b1, b2, eps, weight_decay, decoupled, name):
 
 def adam(lr, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.0):
     """Adam as torch.optim.Adam: weight decay is an L2 term added to the gradient; the update
-    is -lr * m_hat / (sqrt(v_hat) + eps) with bias-corrected moment estimates."""
+    is -lr * m_hat / (sqrt(v_hat) + eps) with bias-corrected moment estimates.
+
+    Returns an Optimizer (init, update); `update(grads, state, params)` raises ValueError
+    without params when weight_decay is set.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> from functorch_lite import optim
+        >>> loss = lambda p: np.sum((p["w"] - 3.0) ** 2)
+        >>> params, opt = {"w": np.zeros(2)}, optim.adam(lr=0.1)
+        >>> state = opt.init(params)
+        >>> for _ in range(200):
+        ...     updates, state = opt.update(ft.grad(loss)(params), state, params)
+        ...     params = optim.apply_updates(params, updates)
+        >>> np.round(params["w"], 1)
+        array([3., 3.])
+    """
     return _adam(lr, b1, b2, eps, weight_decay, decoupled=False, name="adam")
 
 
@@ -106,13 +143,27 @@ def adamw(lr, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01):
 
 
 def global_norm(tree):
-    """The L2 norm of all leaves of a pytree taken together."""
+    """The L2 norm of all leaves of a pytree taken together.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite import optim
+        >>> float(optim.global_norm({"a": np.array([3.0]), "b": np.array([4.0])}))
+        5.0
+    """
     return fnp.sqrt(sum(fnp.sum(x * x) for x in optree.tree_leaves(tree)))
 
 
 def clip_by_global_norm(grads, max_norm):
     """grads scaled by min(1, max_norm / global_norm(grads)) (torch's clip_grad_norm_, without
-    its 1e-6: a zero gradient stays zero)."""
+    its 1e-6: a zero gradient stays zero).
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite import optim
+        >>> optim.clip_by_global_norm({"a": np.array([3.0]), "b": np.array([4.0])}, 1.0)["b"]
+        array([0.8])
+    """
     norm = global_norm(grads)
     scale = fnp.minimum(1.0, max_norm / fnp.maximum(norm, max_norm))
     return _map(lambda g: _as_dtype_of(g * scale, g), grads)
@@ -122,7 +173,16 @@ def clip_per_example(grads, max_norm):
     """Per-example gradients (each leaf with the examples along axis 0, as vmap(grad) returns
     them) each clipped to L2 norm at most `max_norm`, the norm taken over all leaves of one
     example: g_i / max(1, ||g_i|| / max_norm), the clipping step of DP-SGD (Abadi et al.
-    2016). Returns the clipped per-example gradients; sum them and add noise for DP-SGD."""
+    2016). Returns the clipped per-example gradients; sum them and add noise for DP-SGD.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite import optim
+        >>> per_example = {"w": np.array([[3.0, 4.0], [0.3, 0.4]])}   # 2 examples
+        >>> optim.clip_per_example(per_example, 1.0)["w"]
+        array([[0.6, 0.8],
+               [0.3, 0.4]])
+    """
     leaves = optree.tree_leaves(grads)
     if not leaves:
         return grads

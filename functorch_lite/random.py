@@ -26,7 +26,16 @@ _WORD = 1 << 32
 
 def key(seed, *, like=None):
     """A new key from an integer seed (a uint32 array of shape (2,): the seed's high and low
-    32-bit words). `like=cupy_array` makes the key on the GPU."""
+    32-bit words). `like=cupy_array` makes the key on the GPU.
+
+    Raises:
+        TypeError: `seed` is not an integer (derive keys for an array of seeds with fold_in).
+
+    Examples:
+        >>> import functorch_lite.random as random
+        >>> random.key(1).tolist()
+        [0, 1]
+    """
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
         raise TypeError(f"random.key: seed must be a Python or NumPy integer, got "
                         f"{type(seed).__name__} (for an array or batch of seeds, derive keys "
@@ -82,14 +91,36 @@ def bits(key, shape=(), dtype=np.uint32):
 
 
 def split(key, num=2):
-    """`num` new keys, independent of each other and of `key`: an array of shape (num, 2)."""
+    """`num` new keys, independent of each other and of `key`: an array of shape (num, 2).
+
+    Raises:
+        TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
+            mapped over with vmap).
+
+    Examples:
+        >>> import functorch_lite.random as random
+        >>> random.split(random.key(0), 3).shape
+        (3, 2)
+    """
     _check_key(key, "split")
     return fnp.reshape(_words(key, 2 * int(num)), (int(num), 2))
 
 
 def fold_in(key, data):
     """A new key derived from `key` and an integer (or 0-d integer array) `data`: different
-    data give independent keys, so `fold_in(key, step)` numbers a stream per step."""
+    data give independent keys, so `fold_in(key, step)` numbers a stream per step.
+
+    Raises:
+        TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
+            mapped over with vmap).
+        TypeError: `data` is not an integer scalar.
+
+    Examples:
+        >>> import functorch_lite.random as random
+        >>> k = random.key(0)
+        >>> bool((random.fold_in(k, 1) != random.fold_in(k, 2)).any())
+        True
+    """
     _check_key(key, "fold_in")
     if isinstance(data, (int, np.integer)):
         data = int(data) % _WORD
@@ -117,7 +148,19 @@ def _unit_uniform(key, shape, dtype, fn):
 
 def uniform(key, shape=(), dtype=np.float64, minval=0.0, maxval=1.0):
     """Uniform floats in [minval, maxval) of `shape` (minval and maxval broadcast to it, and are
-    differentiable)."""
+    differentiable).
+
+    Raises:
+        TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
+            mapped over with vmap).
+        TypeError: `shape` is not a tuple of ints, or `dtype` is not float32 or float64.
+
+    Examples:
+        >>> import functorch_lite.random as random
+        >>> u = random.uniform(random.key(0), (1000,), minval=-1.0, maxval=1.0)
+        >>> bool(u.min() >= -1.0 and u.max() < 1.0)
+        True
+    """
     _check_key(key, "uniform")
     shape = _shape(shape, "uniform")
     u = _unit_uniform(key, shape, dtype, "uniform")
@@ -127,7 +170,19 @@ def uniform(key, shape=(), dtype=np.float64, minval=0.0, maxval=1.0):
 
 
 def normal(key, shape=(), dtype=np.float64):
-    """Standard normal floats of `shape` (Box-Muller transform of two uniforms)."""
+    """Standard normal floats of `shape` (Box-Muller transform of two uniforms).
+
+    Raises:
+        TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
+            mapped over with vmap).
+        TypeError: `shape` is not a tuple of ints, or `dtype` is not float32 or float64.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft, functorch_lite.random as random
+        >>> keys = random.split(random.key(0), 4)        # one key per example: different draws
+        >>> ft.vmap(lambda k: random.normal(k, (3,)))(keys).shape
+        (4, 3)
+    """
     _check_key(key, "normal")
     shape = _shape(shape, "normal")
     u = _unit_uniform(key, (2,) + shape, dtype, "normal")

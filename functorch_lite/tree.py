@@ -23,12 +23,24 @@ __all__ = ["map", "leaves", "structure", "flatten", "unflatten", "stack", "unsta
 
 
 def map(f, tree, *rest, is_leaf=None):
-    """f applied leaf by leaf; with several trees of one structure, f(leaf, *other_leaves)."""
+    """f applied leaf by leaf; with several trees of one structure, f(leaf, *other_leaves).
+
+    Examples:
+        >>> import functorch_lite as ft
+        >>> ft.tree.map(lambda a, b: a + b, {"w": 1.0, "b": 2.0}, {"w": 10.0, "b": 20.0})
+        {'w': 11.0, 'b': 22.0}
+    """
     return optree.tree_map(f, tree, *rest, is_leaf=is_leaf)
 
 
 def leaves(tree, is_leaf=None):
-    """The leaves of `tree`, in the order the transforms flatten it (None is an empty node)."""
+    """The leaves of `tree`, in the order the transforms flatten it (None is an empty node).
+
+    Examples:
+        >>> import functorch_lite as ft
+        >>> ft.tree.leaves({"b": 2.0, "w": (1.0, None)})
+        [2.0, 1.0]
+    """
     return optree.tree_leaves(tree, is_leaf=is_leaf)
 
 
@@ -38,7 +50,17 @@ def structure(tree, is_leaf=None):
 
 
 def flatten(tree, is_leaf=None):
-    """(leaves, structure)."""
+    """(leaves, structure): the leaves as `leaves` gives them and the structure `unflatten`
+    needs to rebuild the tree.
+
+    Examples:
+        >>> import functorch_lite as ft
+        >>> flat, treedef = ft.tree.flatten({"w": 1.0, "b": [2.0, 3.0]})
+        >>> flat
+        [2.0, 3.0, 1.0]
+        >>> ft.tree.unflatten(treedef, [4.0, 5.0, 6.0])
+        {'w': 6.0, 'b': [4.0, 5.0]}
+    """
     return optree.tree_flatten(tree, is_leaf=is_leaf)
 
 
@@ -48,7 +70,17 @@ def unflatten(treedef, leaves):
 
 
 def stack(trees, axis=0):
-    """Trees of one structure -> one tree whose every leaf stacks the trees' leaves on `axis`."""
+    """Trees of one structure -> one tree whose every leaf stacks the trees' leaves on `axis`
+    (the parameters of an ensemble, to vmap over).
+
+    Raises:
+        ValueError: no trees, or trees of different structures (naming the first that differs).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.tree.stack([{"w": np.zeros(2)}, {"w": np.ones(2)}])["w"].shape
+        (2, 2)
+    """
     trees = list(trees)
     if not trees:
         raise ValueError("ft.tree.stack needs at least one tree")
@@ -61,7 +93,16 @@ def stack(trees, axis=0):
 
 
 def unstack(tree, axis=0):
-    """The inverse of stack: a list of trees, one per index along `axis` of every leaf."""
+    """The inverse of stack: a list of trees, one per index along `axis` of every leaf.
+
+    Raises:
+        ValueError: a tree without leaves, or leaves of different sizes along `axis`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> [t["w"].tolist() for t in ft.tree.unstack({"w": np.arange(4.0).reshape(2, 2)})]
+        [[0.0, 1.0], [2.0, 3.0]]
+    """
     flat, treedef = flatten(tree)
     if not flat:
         raise ValueError("ft.tree.unstack needs a tree with at least one leaf")
@@ -80,7 +121,17 @@ def ravel(tree):
     function that splits such a vector back into the tree (as jax.flatten_util.ravel_pytree).
 
     The vector has the leaves' common result dtype; `unravel` gives each leaf its own shape and
-    dtype back. Python scalars count as 0-d leaves."""
+    dtype back (a vector of another shape raises ValueError). Python scalars count as 0-d
+    leaves.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> vector, unravel = ft.tree.ravel({"w": np.ones((2, 2)), "b": np.zeros(2)})
+        >>> vector.tolist()
+        [0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
+        >>> unravel(2 * vector)["w"].shape
+        (2, 2)
+    """
     flat, treedef = flatten(tree)
     shapes = [shape(x) for x in flat]
     dtypes = [dtype_of(x) for x in flat]

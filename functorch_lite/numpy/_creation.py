@@ -12,18 +12,22 @@ def _xp(like):
 
 
 def zeros(shape, dtype=float, order="C", *, like=None):
+    """A new array of zeros, as numpy.zeros (a constant: a plain array on every level)."""
     return _xp(like).zeros(shape, dtype=dtype, order=order)
 
 
 def ones(shape, dtype=None, order="C", *, like=None):
+    """A new array of ones, as numpy.ones (a constant: a plain array on every level)."""
     return _xp(like).ones(shape, dtype=dtype, order=order)
 
 
 def empty(shape, dtype=float, order="C", *, like=None):
+    """A new array of `shape` with unspecified contents, as numpy.empty."""
     return _xp(like).empty(shape, dtype=dtype, order=order)
 
 
 def full(shape, fill_value, dtype=None, order="C", *, like=None):
+    """A new array of `shape` filled with `fill_value`, as numpy.full."""
     if isinstance(fill_value, Tensor):
         raise TypeError("full() needs a concrete fill_value; for a traced value use "
                         "fnp.broadcast_to(value, shape)")
@@ -36,35 +40,42 @@ def _like(a, dtype, shape_arg):
 
 
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """Zeros with the shape and dtype of `a`, as numpy.zeros_like."""
     s, dt, xp = _like(a, dtype, shape)
     return xp.zeros(s, dtype=dt)
 
 
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """Ones with the shape and dtype of `a`, as numpy.ones_like."""
     s, dt, xp = _like(a, dtype, shape)
     return xp.ones(s, dtype=dt)
 
 
 def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """An array with the shape and dtype of `a` and unspecified contents, as numpy.empty_like."""
     s, dt, xp = _like(a, dtype, shape)
     return xp.empty(s, dtype=dt)
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """`fill_value` with the shape and dtype of `a`, as numpy.full_like."""
     s, dt, xp = _like(a, dtype, shape)
     return xp.full(s, fill_value, dtype=dt)
 
 
 def arange(start, stop=None, step=None, dtype=None, *, like=None):
+    """Evenly spaced values in [start, stop) with `step`, as numpy.arange."""
     args = [v for v in (start, stop, step) if v is not None]
     return _xp(like).arange(*args, dtype=dtype)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """`num` evenly spaced values from `start` to `stop`, as numpy.linspace."""
     return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
 
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, like=None):
+    """A 2-d array with ones on diagonal `k`, as numpy.eye."""
     return _xp(like).eye(N, M, k, dtype=dtype, order=order)
 
 
@@ -87,6 +98,8 @@ def copy(a, order="K", subok=False):
 
 
 def array(object, dtype=None, *, copy=True, like=None, ndmin=0):
+    """An array from `object`, as numpy.array; a wrapper passes through (copied, cast if `dtype` is
+    given)."""
     if isinstance(object, Tensor):
         return asarray(object, dtype)
     if isinstance(object, (list, tuple)) and any(isinstance(o, Tensor) for o in object):

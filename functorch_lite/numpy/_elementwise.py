@@ -44,6 +44,7 @@ def where(condition, x=None, y=None):
 
 
 def round(a, decimals=0, out=None):
+    """`a` rounded to `decimals` (halves to even), as numpy.round (zero derivative)."""
     reject("round", out=out)
     return ew.round(a, decimals=decimals)
 

@@ -101,6 +101,7 @@ def at(x):
 
 
 def take(a, indices, axis=None, out=None, mode=None):
+    """Elements of `a` at `indices` along `axis` (the flattened array when None), as numpy.take."""
     if out is not None or mode is not None:
         raise TypeError("functorch_lite.numpy.take does not support out= or mode=")
     a = as_operand(a)
@@ -131,6 +132,7 @@ def _along_axis_index(arr, indices, axis):
 
 
 def take_along_axis(arr, indices, axis):
+    """Elements of `arr` picked by `indices` along `axis`, as numpy.take_along_axis."""
     arr, indices = as_operand(arr), as_operand(indices)
     if axis is None:
         from ._shape import ravel
@@ -166,6 +168,8 @@ def nonzero(a):
 
 
 def argwhere(a):
+    """Indices of the nonzero elements, one row each, as numpy.argwhere; refused under vmap (its
+    shape depends on the values)."""
     a = _concrete(a)
     return xp_of(a).argwhere(a)
 

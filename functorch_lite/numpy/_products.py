@@ -56,6 +56,7 @@ def vdot(a, b):
 
 
 def inner(a, b):
+    """Sum product over the last axes of `a` and `b`, as numpy.inner."""
     a, b = as_operand(a), as_operand(b)
     if ndim(a) == 0 or ndim(b) == 0:
         return ew.multiply(a, b)
@@ -63,6 +64,7 @@ def inner(a, b):
 
 
 def outer(a, b, out=None):
+    """The outer product of the flattened inputs, as numpy.outer."""
     if out is not None:
         raise TypeError("functorch_lite.numpy.outer does not support out=")
     return ew.multiply(reshape(ravel(a), (-1, 1)), reshape(ravel(b), (1, -1)))

@@ -10,22 +10,27 @@ def _axis(axis):
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Sum over `axis` (all axes by default), as numpy.sum; `out`, `initial` and `where` are
+    refused."""
     if out is not None or initial is not None or where is not None:
         reject("sum", out=out, initial=initial, where=where)
     return red.sum(a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Product over `axis`, as numpy.prod; `out`, `initial` and `where` are refused."""
     reject("prod", out=out, initial=initial, where=where)
     return red.prod(a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Maximum over `axis`, as numpy.max (also `amax`); ties share the derivative equally."""
     reject("max", out=out, initial=initial, where=where)
     return red.max(a, axis=_axis(axis), keepdims=keepdims)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Minimum over `axis`, as numpy.min (also `amin`); ties share the derivative equally."""
     reject("min", out=out, initial=initial, where=where)
     return red.min(a, axis=_axis(axis), keepdims=keepdims)
 
@@ -34,36 +39,43 @@ amax, amin = max, min
 
 
 def argmax(a, axis=None, out=None, *, keepdims=False):
+    """Index of the maximum along `axis`, as numpy.argmax (an integer result: zero derivative)."""
     reject("argmax", out=out)
     return red.argmax(a, axis=axis, keepdims=keepdims)
 
 
 def argmin(a, axis=None, out=None, *, keepdims=False):
+    """Index of the minimum along `axis`, as numpy.argmin (an integer result: zero derivative)."""
     reject("argmin", out=out)
     return red.argmin(a, axis=axis, keepdims=keepdims)
 
 
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
+    """Whether every element along `axis` is true, as numpy.all (a boolean result: zero derivative)."""
     reject("all", out=out, where=where)
     return red.all(a, axis=_axis(axis), keepdims=keepdims)
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
+    """Whether any element along `axis` is true, as numpy.any (a boolean result: zero derivative)."""
     reject("any", out=out, where=where)
     return red.any(a, axis=_axis(axis), keepdims=keepdims)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sum along `axis` (the flattened array when None), as numpy.cumsum."""
     reject("cumsum", out=out)
     return red.cumsum(a, axis=axis, dtype=dtype)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
+    """Cumulative product along `axis` (the flattened array when None), as numpy.cumprod."""
     reject("cumprod", out=out)
     return red.cumprod(a, axis=axis, dtype=dtype)
 
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """A sorted copy along `axis`, as numpy.sort; the derivative follows the permutation."""
     reject("sort", order=order)
     if axis is None:
         from ._shape import ravel
@@ -72,6 +84,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """Indices that sort `a` along `axis`, as numpy.argsort (an integer result)."""
     reject("argsort", order=order)
     if axis is None:
         from ._shape import ravel

@@ -12,12 +12,14 @@ def _tuple(shape_arg):
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    """`a` with a new shape (one -1 is inferred), as numpy.reshape; a view where NumPy makes one."""
     if shape is None:
         shape = newshape
     return sh.reshape(as_operand(a), shape=_tuple(shape), order=order)
 
 
 def ravel(a, order="C"):
+    """`a` flattened to 1-d (C order), as numpy.ravel."""
     return sh.reshape(as_operand(a), shape=(-1,), order=order)
 
 
@@ -26,6 +28,7 @@ def flatten(a, order="C"):
 
 
 def transpose(a, axes=None):
+    """`a` with its axes permuted (reversed by default), as numpy.transpose."""
     a = as_operand(a)
     if axes is not None:
         axes = tuple(axes)
@@ -37,6 +40,7 @@ def transpose(a, axes=None):
 
 
 def moveaxis(a, source, destination):
+    """`a` with `source` axes moved to `destination`, as numpy.moveaxis."""
     a = as_operand(a)
     nd = ndim(a)
     source = normalize_axes(source, nd)
@@ -51,6 +55,7 @@ def moveaxis(a, source, destination):
 
 
 def swapaxes(a, axis1, axis2):
+    """`a` with two axes exchanged, as numpy.swapaxes."""
     a = as_operand(a)
     nd = ndim(a)
     axes = list(range(nd))
@@ -60,6 +65,7 @@ def swapaxes(a, axis1, axis2):
 
 
 def expand_dims(a, axis):
+    """`a` with new length-1 axes at `axis`, as numpy.expand_dims."""
     a = as_operand(a)
     s = shape(a)
     axes = normalize_axes(axis, len(s) + (len(axis) if isinstance(axis, (tuple, list)) else 1))
@@ -69,6 +75,7 @@ def expand_dims(a, axis):
 
 
 def squeeze(a, axis=None):
+    """`a` without its length-1 axes (or only those in `axis`), as numpy.squeeze."""
     a = as_operand(a)
     s = shape(a)
     if axis is None:
@@ -83,19 +90,24 @@ def squeeze(a, axis=None):
 
 
 def broadcast_to(array, shape, subok=False):
+    """`a` broadcast to `shape` (read-only view semantics), as numpy.broadcast_to."""
     return sh.broadcast_to(as_operand(array), shape=_tuple(shape))
 
 
 def broadcast_shapes(*shapes):
+    """The shape that NumPy's broadcasting gives the shapes together; raises ValueError if they do
+    not broadcast."""
     return np.broadcast_shapes(*shapes)
 
 
 def broadcast_arrays(*args, subok=False):
+    """The arguments broadcast against each other, as numpy.broadcast_arrays."""
     target = np.broadcast_shapes(*(shape(a) for a in args))
     return tuple(a if shape(a) == target else broadcast_to(a, target) for a in args)
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """The arrays joined along an existing `axis`, as numpy.concatenate (`axis=None` flattens)."""
     if out is not None:
         raise TypeError("functorch_lite.numpy.concatenate does not support out=")
     arrays = [as_operand(a) for a in arrays]
@@ -106,6 +118,7 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """The arrays joined along a new `axis`, as numpy.stack."""
     arrays = [as_operand(a) for a in arrays]
     if not arrays:
         raise ValueError("need at least one array to stack")
@@ -117,11 +130,13 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 
 def atleast_1d(*arys):
+    """The inputs with at least one dimension, as numpy.atleast_1d."""
     res = [reshape(a, (1,)) if ndim(a) == 0 else as_operand(a) for a in arys]
     return res[0] if len(res) == 1 else tuple(res)
 
 
 def atleast_2d(*arys):
+    """The inputs with at least two dimensions, as numpy.atleast_2d."""
     def two(a):
         nd = ndim(a)
         return reshape(a, (1, 1)) if nd == 0 else expand_dims(a, 0) if nd == 1 else as_operand(a)
@@ -130,11 +145,13 @@ def atleast_2d(*arys):
 
 
 def hstack(tup, *, dtype=None, casting="same_kind"):
+    """The arrays joined along axis 1 (axis 0 for 1-d inputs), as numpy.hstack."""
     arrs = [atleast_1d(a) for a in tup]
     return concatenate(arrs, axis=0 if ndim(arrs[0]) == 1 else 1, dtype=dtype)
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):
+    """The arrays joined along axis 0 after making them at least 2-d, as numpy.vstack."""
     return concatenate([atleast_2d(a) for a in tup], axis=0, dtype=dtype)
 
 
@@ -152,6 +169,7 @@ def _split_points(n, indices_or_sections, strict):
 
 
 def array_split(ary, indices_or_sections, axis=0):
+    """As split, allowing sections of unequal size, as numpy.array_split."""
     ary = as_operand(ary)
     axis = normalize_axis(axis, ndim(ary))
     n = shape(ary)[axis]
@@ -162,6 +180,8 @@ def array_split(ary, indices_or_sections, axis=0):
 
 
 def split(ary, indices_or_sections, axis=0):
+    """A list of sub-arrays of `a` along `axis`: equal sections or cut at given indices, as
+    numpy.split."""
     ary = as_operand(ary)
     n = shape(ary)[normalize_axis(axis, ndim(ary))]
     _split_points(n, indices_or_sections, strict=True)
@@ -169,6 +189,7 @@ def split(ary, indices_or_sections, axis=0):
 
 
 def flip(m, axis=None):
+    """`a` reversed along `axis` (all axes by default), as numpy.flip."""
     m = as_operand(m)
     axes = normalize_axes(axis, ndim(m))
     from ._indexing import getitem
@@ -177,6 +198,7 @@ def flip(m, axis=None):
 
 
 def roll(a, shift, axis=None):
+    """`a` rotated by `shift` along `axis` (the flattened array when None), as numpy.roll."""
     a = as_operand(a)
     if axis is None:
         return reshape(sh.roll(ravel(a), shift=shift, axis=0), shape(a))
@@ -189,6 +211,7 @@ def roll(a, shift, axis=None):
 
 
 def tile(A, reps):
+    """`a` repeated `reps` times along each axis, as numpy.tile."""
     A = as_operand(A)
     reps = _tuple(reps)
     s = shape(A)
@@ -201,6 +224,7 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None):
+    """Each element of `a` repeated `repeats` times along `axis`, as numpy.repeat."""
     a = as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
@@ -212,6 +236,8 @@ def repeat(a, repeats, axis=None):
 
 
 def pad(array, pad_width, mode="constant", constant_values=0):
+    """`a` padded by `pad_width` with the given `mode`, as numpy.pad; an unsupported mode raises an
+    error naming it."""
     if mode != "constant":
         raise NotImplementedError(f"pad mode {mode!r} is not supported (only 'constant')")
     array = as_operand(array)
@@ -222,6 +248,8 @@ def pad(array, pad_width, mode="constant", constant_values=0):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal `offset` of the planes (`axis1`, `axis2`), last axis of the result, as
+    numpy.diagonal."""
     a = as_operand(a)
     nd = ndim(a)
     return sh.diagonal(a, offset=offset, axis1=normalize_axis(axis1, nd),
@@ -229,6 +257,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """The sum along diagonal `offset` of the planes (`axis1`, `axis2`), as numpy.trace."""
     if out is not None:
         raise TypeError("functorch_lite.numpy.trace does not support out=")
     return red.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
@@ -245,8 +274,10 @@ def _triangle(m, k, lower):
 
 
 def tril(m, k=0):
+    """`a` with the elements above diagonal `k` set to zero, as numpy.tril."""
     return _triangle(m, k, lower=True)
 
 
 def triu(m, k=0):
+    """`a` with the elements below diagonal `k` set to zero, as numpy.triu."""
     return _triangle(m, k, lower=False)

@@ -11,10 +11,12 @@ def shape(a):
 
 
 def ndim(a):
+    """The number of dimensions of an array, wrapper, scalar or nested list, as numpy.ndim."""
     return len(shape(a))
 
 
 def size(a):
+    """The number of elements (along `axis` if given), as numpy.size."""
     return int(np.prod(shape(a), dtype=np.int64))
 
 

@@ -112,30 +112,37 @@ def fft(a, n=None, axis=-1, norm=None, out=None):
 
 
 def ifft(a, n=None, axis=-1, norm=None, out=None):
+    """The 1-d inverse DFT along `axis` (length `n`), as numpy.fft.ifft."""
     return _complex_transform(_fft.ifftn, "ifft", a, _one(n), (axis,), norm, out)
 
 
 def rfft(a, n=None, axis=-1, norm=None, out=None):
+    """The 1-d DFT of real input along `axis`, non-negative frequencies only, as numpy.fft.rfft."""
     return _real_forward("rfft", a, _one(n), (axis,), norm, out)
 
 
 def irfft(a, n=None, axis=-1, norm=None, out=None):
+    """The inverse of rfft: a real signal of length `n` along `axis`, as numpy.fft.irfft."""
     return _real_inverse("irfft", a, _one(n), (axis,), norm, out)
 
 
 def fft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    """The 2-d DFT over `axes`, as numpy.fft.fft2."""
     return _complex_transform(_fft.fftn, "fft2", a, s, axes, norm, out)
 
 
 def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    """The 2-d inverse DFT over `axes`, as numpy.fft.ifft2."""
     return _complex_transform(_fft.ifftn, "ifft2", a, s, axes, norm, out)
 
 
 def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    """The 2-d DFT of real input over `axes`, as numpy.fft.rfft2."""
     return _real_forward("rfft2", a, s, axes, norm, out)
 
 
 def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    """The inverse of rfft2, as numpy.fft.irfft2."""
     return _real_inverse("irfft2", a, s, axes, norm, out)
 
 

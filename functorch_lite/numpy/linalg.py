@@ -11,27 +11,37 @@ from ._util import as_operand, dtype_of, ndim, normalize_axes, shape, xp_of
 
 
 class EigResult(NamedTuple):
+    """eig's result: eigenvalues and eigenvectors (columns)."""
+
     eigenvalues: object
     eigenvectors: object
 
 
 class EighResult(NamedTuple):
+    """eigh's result: eigenvalues (ascending) and eigenvectors (columns)."""
+
     eigenvalues: object
     eigenvectors: object
 
 
 class SlogdetResult(NamedTuple):
+    """slogdet's result: the sign and the log of the absolute determinant."""
+
     sign: object
     logabsdet: object
 
 
 class SVDResult(NamedTuple):
+    """svd's result: U, the singular values S (descending) and Vh."""
+
     U: object
     S: object
     Vh: object
 
 
 class QRResult(NamedTuple):
+    """qr's result: Q and R."""
+
     Q: object
     R: object
 
@@ -42,15 +52,21 @@ det = la.det
 
 
 def cholesky(a, /, *, upper=False):
+    """The lower (or `upper=True`) Cholesky factor of each Hermitian positive-definite matrix, as
+    numpy.linalg.cholesky."""
     low = la.cholesky(as_operand(a))
     return ew.conj(swapaxes(low, -1, -2)) if upper else low
 
 
 def slogdet(a):
+    """The sign and log of the absolute determinant of each matrix (a SlogdetResult), as
+    numpy.linalg.slogdet."""
     return SlogdetResult(*la.slogdet(as_operand(a)))
 
 
 def eigh(a, UPLO="L"):
+    """Eigenvalues (ascending) and eigenvectors of each Hermitian matrix (an EighResult), as
+    numpy.linalg.eigh; derivatives assume distinct eigenvalues."""
     return EighResult(*la.eigh(as_operand(a), UPLO=UPLO))
 
 
@@ -67,17 +83,22 @@ def eigvals(a):
 
 
 def eigvalsh(a, UPLO="L"):
+    """The eigenvalues (ascending) of each Hermitian matrix, as numpy.linalg.eigvalsh."""
     return la.eigh(as_operand(a), UPLO=UPLO)[0]
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     # singular values alone do not depend on full_matrices: take the reduced factorization,
     # whose derivative exists for non-square inputs too
+    """The singular value decomposition U, S, Vh of each matrix (an SVDResult, or S alone with
+    compute_uv=False), as numpy.linalg.svd."""
     u, s, vh = la.svd(as_operand(a), full_matrices=full_matrices and compute_uv)
     return SVDResult(u, s, vh) if compute_uv else s
 
 
 def qr(a, mode="reduced"):
+    """The QR factorization of each matrix (a QRResult; mode 'reduced' or 'complete'), as
+    numpy.linalg.qr."""
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"qr mode {mode!r} is not supported (reduced, complete, r)")
     q, r = la.qr(as_operand(a), mode="complete" if mode == "complete" else "reduced")
@@ -246,6 +267,8 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
 
 
 class LstsqResult(NamedTuple):
+    """lstsq's result: the solution x, the residuals, the rank of a and its singular values."""
+
     x: object
     residuals: object
     rank: object

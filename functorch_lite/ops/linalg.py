@@ -4,7 +4,8 @@ import numpy as np
 
 from ..dispatch import defop
 
-matmul = defop("matmul", lambda xp, a, b: xp.matmul(a, b), numpy_impl=np.matmul)
+matmul = defop("matmul", lambda xp, a, b: xp.matmul(a, b), numpy_impl=np.matmul,
+               doc="The matrix product a @ b with NumPy's stacking rules, as numpy.matmul.")
 _NAIVE_LOOP_LIMIT = 1 << 16
 """Below this many iterations of einsum's one nested loop (the product of every index's size),
 choosing an order costs more (tens of microseconds of path search) than it saves."""
@@ -29,9 +30,12 @@ einsum = defop("einsum", _einsum_kernel,
                    "(optimize='greedy'), as torch and JAX do: NumPy's optimize=False runs one "
                    "nested loop over every index, where an order turns most products into "
                    "GEMMs. Small contractions skip the path search (see _NAIVE_LOOP_LIMIT).")
-solve = defop("solve", lambda xp, a, b: xp.linalg.solve(a, b))
-inv = defop("inv", lambda xp, a: xp.linalg.inv(a))
-det = defop("det", lambda xp, a: xp.linalg.det(a))
+solve = defop("solve", lambda xp, a, b: xp.linalg.solve(a, b),
+              doc="x with a @ x == b for each square matrix a, as numpy.linalg.solve.")
+inv = defop("inv", lambda xp, a: xp.linalg.inv(a),
+            doc="The inverse of each square matrix, as numpy.linalg.inv.")
+det = defop("det", lambda xp, a: xp.linalg.det(a),
+            doc="The determinant of each square matrix, as numpy.linalg.det.")
 slogdet = defop("slogdet", lambda xp, a: tuple(xp.linalg.slogdet(a)), multiple_results=True)
 cholesky = defop("cholesky", lambda xp, a: xp.linalg.cholesky(a))
 eigh = defop("eigh", lambda xp, a, UPLO="L": tuple(xp.linalg.eigh(a, UPLO)),

@@ -11,6 +11,7 @@ DEFAULT_TOLERANCE = {np.dtype(np.float16): (1e-3, 1e-3), np.dtype(np.float32): (
 
 
 def default_tolerance(dtype):
+    """The (rtol, atol) the checks use for `dtype` by default: (0, 0) for exact types."""
     return DEFAULT_TOLERANCE.get(np.dtype(dtype), (0.0, 0.0))
 
 

@@ -70,6 +70,14 @@ def gradcheck(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None, max_elements
 
     `args` is a tuple of pytrees of arrays. Leaves with at most `max_elements` elements are
     checked element by element; larger ones along `directions` random directions.
+
+    Raises:
+        AssertionError: the vjp differs from the finite differences (naming the argument).
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import gradcheck
+        >>> _ = gradcheck(lambda x: np.sum(np.tanh(x) ** 2), (np.linspace(-1, 1, 5),))
     """
     rng = rng or np.random.default_rng(0)
     args = tuple(args)

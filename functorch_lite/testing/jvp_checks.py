@@ -103,7 +103,18 @@ def _assert_close(actual, expected, rtol, atol, what):
 
 def check_jvp(f, primals, tangents=None, *, rng=None, rtol=1e-5, atol=1e-7, eps=None):
     """jvp(f, primals, tangents) against f itself (primal out) and central finite differences
-    (tangent out). Returns (out, tangent_out)."""
+    (tangent out). Returns (out, tangent_out); random tangents when `tangents` is None.
+
+    Raises:
+        AssertionError: the primal or tangent output differs from its reference.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import check_jvp
+        >>> out, tangent = check_jvp(np.sin, (np.array([0.0, 1.0]),), (np.array([1.0, 1.0]),))
+        >>> np.allclose(tangent, np.cos([0.0, 1.0]))
+        True
+    """
     from ..transforms.forward import jvp
     primals = tuple(primals)
     if tangents is None:

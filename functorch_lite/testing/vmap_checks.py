@@ -55,7 +55,18 @@ def check_vmap(fn, args, in_dims=0, out_dims=0, *, rtol=1e-7, atol=1e-12, check_
     """Assert that vmap(fn, in_dims, out_dims)(*args) equals a Python loop over the batch:
     same structure, shapes, dtypes, and values within rtol/atol. With allow_fallback False, a
     loop fallback inside vmap (an op with no batching rule) fails the check. Returns the vmap
-    result."""
+    result.
+
+    Raises:
+        AssertionError: the batched result differs from the loop (naming the output leaf).
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import check_vmap
+        >>> xs = np.linspace(0.1, 1.0, 12).reshape(3, 4)
+        >>> check_vmap(lambda x: np.log(np.cosh(x)), (xs,), in_dims=1).shape
+        (4, 3)
+    """
     kwargs = kwargs or {}
     expected = loop_reference(fn, args, in_dims, out_dims, kwargs=kwargs)
     with fallback_as_error(not allow_fallback):

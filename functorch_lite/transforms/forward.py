@@ -227,6 +227,15 @@ def jvp(f, primals, tangents, has_aux=False):
     symbolic zero. Integer and bool primals take None or a float0 tangent and integer outputs get
     float0 tangents (Note [integer inputs and float0]). With has_aux, f returns (out, aux) and
     jvp returns (out, tangent_out, aux).
+
+    Raises:
+        ValueError: primals and tangents of different structures or shapes.
+        TypeError: a tangent whose dtype does not fit its primal.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.jvp(lambda x: x ** 2, (np.array([1.0, 3.0]),), (np.array([1.0, 0.0]),))
+        (array([1., 9.]), array([2., 0.]))
     """
     p_leaves, t_leaves, treedefs = pair_leaves(primals, tangents, "jvp")
     check_usable(p_leaves)
@@ -372,7 +381,14 @@ def linearize(f, *primals, has_aux=False):
     See Note [linearize records the linear part]. With has_aux, returns (out, jvp_fn, aux).
     As vjp, it works on private copies of the input arrays and returns copies of the output and
     aux arrays, so writing into any of them later leaves jvp_fn unchanged (Note [residual
-    snapshots] in reverse.py)."""
+    snapshots] in reverse.py).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> out, jvp_fn = ft.linearize(np.exp, np.array([0.0, 1.0]))
+        >>> jvp_fn(np.array([1.0, 1.0]))
+        array([1.        , 2.71828183])
+    """
     primals = tuple(primals)
     p_leaves, _, treedefs = pair_leaves(primals, (None,) * len(primals), "linearize")
     check_usable(p_leaves)

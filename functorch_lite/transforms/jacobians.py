@@ -62,7 +62,13 @@ def jacrev(f, argnums=0, has_aux=False, chunk_size=None):
 
     Blocks have shape out.shape + in.shape; pytrees are allowed on both sides (output structure
     outermost). `chunk_size` bounds how many vjps run in one batch (memory). With has_aux=True
-    the result is (jacobian, aux).
+    the result is (jacobian, aux). Errors are those of `grad`'s arguments (argnums, dtypes).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.jacrev(lambda x: x[:2] * x[1:])(np.array([1.0, 2.0, 3.0]))
+        array([[2., 1., 0.],
+               [0., 3., 2.]])
     """
     def jacrev_f(*args, **kwargs):
         nums, is_tuple = normalize_argnums(argnums, len(args), "jacrev")
@@ -95,7 +101,15 @@ def _refuse_complex(leaves, transform, what, advice):
 
 def hessian(f, argnums=0):
     """The Hessian of a scalar f: forward over reverse, jacfwd(jacrev(f)) (as torch.func and
-    JAX): one batched jvp of the gradient, n Hessian-vector products in one pass."""
+    JAX): one batched jvp of the gradient, n Hessian-vector products in one pass. For a
+    non-scalar f the result is the Jacobian of the Jacobian (out.shape + in.shape + in.shape).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.hessian(lambda x: x[0] ** 2 * x[1])(np.array([1.0, 2.0]))
+        array([[4., 2.],
+               [2., 0.]])
+    """
     h = jacfwd(jacrev(f, argnums), argnums)
     h.__name__ = f"hessian({getattr(f, '__name__', 'f')})"
     return h
@@ -142,6 +156,12 @@ def jacfwd(f, argnums=0, has_aux=False):
     tuple of them when argnums is a tuple) whose leaves have shape out.shape + in.shape. Costs
     one batched jvp with as many examples as the inputs have elements: prefer it to jacrev when
     inputs are smaller than outputs.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.jacfwd(lambda x: np.stack([x[0] * x[1], np.sin(x[0])]))(np.array([0.0, 2.0]))
+        array([[2., 0.],
+               [1., 0.]])
     """
     from .forward import jvp
     from .vmap import vmap

@@ -281,7 +281,14 @@ def _grad_and_value_impl(f, argnums, has_aux, transform, args, kwargs):
 
 def grad_and_value(f, argnums=0, has_aux=False):
     """f -> function returning (gradient, value) (torch.func's order); with has_aux=True,
-    (gradient, (value, aux)), as torch.func.grad_and_value. See `grad` for the conventions."""
+    (gradient, (value, aux)), as torch.func.grad_and_value. See `grad` for the conventions
+    and errors.
+
+    Examples:
+        >>> import functorch_lite as ft
+        >>> ft.grad_and_value(lambda x: x ** 3)(2.0)
+        (array(12.), array(8.))
+    """
     def grad_and_value_f(*args, **kwargs):
         g, v, aux = _grad_and_value_impl(f, argnums, has_aux, "grad_and_value", args, kwargs)
         return (g, (v, aux)) if has_aux else (g, v)
@@ -290,7 +297,13 @@ def grad_and_value(f, argnums=0, has_aux=False):
 
 def value_and_grad(f, argnums=0, has_aux=False):
     """f -> function returning (value, gradient) (JAX's order); with has_aux=True,
-    ((value, aux), gradient), as jax.value_and_grad."""
+    ((value, aux), gradient), as jax.value_and_grad. See `grad` for the conventions and errors.
+
+    Examples:
+        >>> import functorch_lite as ft
+        >>> ft.value_and_grad(lambda x: x ** 3)(2.0)
+        (array(8.), array(12.))
+    """
     def value_and_grad_f(*args, **kwargs):
         g, v, aux = _grad_and_value_impl(f, argnums, has_aux, "value_and_grad", args, kwargs)
         return ((v, aux), g) if has_aux else (v, g)
@@ -305,6 +318,17 @@ def grad(f, argnums=0, has_aux=False):
     gets zeros. A Python float input gets a 0-d float64 array. f must return a 0-d floating
     value (index or sum a size-1 array first). With has_aux=True f returns (output, aux) and
     the result is (gradient, aux).
+
+    Raises:
+        TypeError: a differentiated input that is not floating point (an integer, a bool).
+        ValueError: f returns a non-scalar, or argnums is out of range.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
+        array([2., 4.])
+        >>> ft.grad(lambda x, y: x * y, argnums=(0, 1))(2.0, 5.0)
+        (array(5.), array(2.))
     """
     def grad_f(*args, **kwargs):
         g, _, aux = _grad_and_value_impl(f, argnums, has_aux, "grad", args, kwargs)
@@ -319,7 +343,14 @@ def vjp(f, *primals, has_aux=False):
 
     vjp_fn keeps giving the gradient at `primals`: the tape keeps its own copies of the input
     arrays, and the returned output and aux arrays are copies, so writing into any of them in
-    place later changes nothing (Note [residual snapshots])."""
+    place later changes nothing (Note [residual snapshots]).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> out, vjp_fn = ft.vjp(np.sin, np.array([0.0, np.pi]))
+        >>> vjp_fn(np.array([1.0, 2.0]))
+        (array([ 1., -2.]),)
+    """
     return _vjp(f, primals, has_aux, snapshot=True)
 
 

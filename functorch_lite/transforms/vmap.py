@@ -205,6 +205,17 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
     out_dims (default 0): int, None (for outputs that are not batched) or a pytree prefix of the
     outputs. axis_size: the batch size when no input is batched. chunk_size: run the batch in
     chunks of this many examples and concatenate (saves memory; same result).
+
+    Raises:
+        ValueError: in_dims/out_dims that do not match the arguments or outputs, a batch dim out
+            of range, inconsistent batch sizes, no batched input without axis_size, or a result
+            whose shape would depend on the values.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> W, X = np.ones((3, 2)), np.arange(12.0).reshape(4, 3)
+        >>> ft.vmap(lambda x, w: x @ w, in_dims=(0, None))(X, W).shape
+        (4, 2)
     """
     in_dims = _one_spelling(in_dims, in_axes, "in_dims", "in_axes")
     out_dims = _one_spelling(out_dims, out_axes, "out_dims", "out_axes")
