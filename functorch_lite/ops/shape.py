@@ -41,7 +41,16 @@ def _broadcast_strides(xshape, shape, lead, xstrides):
             return None
     return strides
 
-reshape = defop("reshape", lambda xp, x, shape, order="C": xp.reshape(x, shape, order=order))
+
+def _numpy_reshape(x, shape, order="C"):
+    """np.reshape without its Python wrapper (the method it ends in) for an ndarray."""
+    if type(x) is np.ndarray:
+        return x.reshape(shape, order=order)
+    return np.reshape(x, shape, order=order)
+
+
+reshape = defop("reshape", lambda xp, x, shape, order="C": xp.reshape(x, shape, order=order),
+                numpy_impl=_numpy_reshape)
 transpose = defop("transpose", lambda xp, x, axes=None: xp.transpose(x, axes))
 broadcast_to = defop("broadcast_to", lambda xp, x, shape: xp.broadcast_to(x, shape),
                      numpy_impl=_numpy_broadcast_to)

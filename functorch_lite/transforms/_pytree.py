@@ -11,13 +11,15 @@ import numpy as np
 import optree
 
 from ..backend import is_array
-from ..tensor import Tensor
+from ..tensor import Tensor, TransformTensor
 
 
 def normalize_argnums(argnums, nargs, transform):
     """argnums (int or tuple of ints, negative allowed) -> tuple of non-negative ints.
 
     Returns (indices, is_tuple): `is_tuple` says whether results come back as a tuple."""
+    if type(argnums) is int and 0 <= argnums < nargs:
+        return (argnums,), False  # the usual case
     is_tuple = isinstance(argnums, (tuple, list))
     nums = tuple(argnums) if is_tuple else (argnums,)
     if is_tuple and not nums:
@@ -64,7 +66,14 @@ def flatten_diff_args(args, argnums, transform):
     """Flatten the selected arguments: (list of leaves, treespec of the selected tuple).
 
     Leaves are made differentiable (see `as_differentiable_leaf`)."""
-    selected = tuple(args[i] for i in argnums)
+    selected = [args[i] for i in argnums]
+    for a in selected:  # the usual case: every selected argument is itself a floating array
+        if not ((type(a) is np.ndarray or isinstance(a, TransformTensor))
+                and a.dtype.kind in "fc"):
+            break
+    else:
+        return selected, tuple_spec(len(selected))
+    selected = tuple(selected)
     leaves, spec = optree.tree_flatten(selected)
     for leaf in leaves:  # the common case, checked without naming positions
         if not ((isinstance(leaf, Tensor) or is_array(leaf)) and dtype_of(leaf).kind in "fc"):
@@ -77,6 +86,17 @@ def flatten_diff_args(args, argnums, transform):
         where = f"argument {argnums[path[0]]}" + "".join(f"[{p!r}]" for p in path[1:])
         leaves.append(as_differentiable_leaf(leaf, where, transform))
     return leaves, spec
+
+
+_TUPLE_SPECS = {}
+
+
+def tuple_spec(n):
+    """The treespec of a tuple of `n` leaves (cached: building one costs a flatten)."""
+    spec = _TUPLE_SPECS.get(n)
+    if spec is None:
+        spec = _TUPLE_SPECS[n] = optree.tree_structure((0,) * n)
+    return spec
 
 
 def check_output_leaf(x, transform):
