@@ -109,8 +109,18 @@ def check_output_leaf(x, transform):
                     "pytrees (tuples, lists, dicts) of them")
 
 
+def unflatten_selected(spec, leaves):
+    """The selected arguments rebuilt from `leaves` (a plain tuple when the spec came from the
+    fast path of `flatten_diff_args`)."""
+    if spec is _TUPLE_SPECS.get(len(leaves)):
+        return tuple(leaves)
+    return optree.tree_unflatten(spec, leaves)
+
+
 def replace_args(args, argnums, new_selected):
     """args with args[argnums[k]] replaced by new_selected[k]."""
+    if len(args) == len(new_selected) == 1:
+        return tuple(new_selected)
     args = list(args)
     for i, v in zip(argnums, new_selected):
         args[i] = v

@@ -52,7 +52,7 @@ from ..interpreter import Interpreter
 from ..ops import elementwise as ew
 from ..tensor import Tensor, TransformTensor, check_usable
 from ._pytree import (as_plain, check_output_leaf, dtype_of, flatten_diff_args, normalize_argnums,
-                      private_copy, replace_args, split_aux)
+                      private_copy, replace_args, split_aux, unflatten_selected)
 
 
 class GradTensor(TransformTensor):
@@ -266,7 +266,7 @@ def _grad_and_value_impl(f, argnums, has_aux, transform, args, kwargs):
     check_usable(leaves)
     with ReverseInterpreter(transform) as interp:
         wrapped = [interp.new_leaf(leaf) for leaf in leaves]
-        out = f(*replace_args(args, nums, optree.tree_unflatten(spec, wrapped)), **kwargs)
+        out = f(*replace_args(args, nums, unflatten_selected(spec, wrapped)), **kwargs)
         del wrapped
         out, aux = split_aux(out, has_aux, transform)
         _check_scalar_output(out, transform)
@@ -280,7 +280,7 @@ def _grad_and_value_impl(f, argnums, has_aux, transform, args, kwargs):
     del tape
     grads = _leaf_gradients(cts, leaves, range(len(leaves)))
     check_usable(grads)
-    grads = optree.tree_unflatten(spec, grads)
+    grads = unflatten_selected(spec, grads)
     if not is_tuple:
         grads = grads[0]
     value = np.asarray(value, dtype=float) if isinstance(value, (float, int)) else as_plain(value)
@@ -343,7 +343,7 @@ def _vjp(f, primals, has_aux, snapshot):
         leaves = [private_copy(leaf) for leaf in leaves]
     with ReverseInterpreter("vjp") as interp:
         wrapped = [interp.new_leaf(leaf) for leaf in leaves]
-        args = optree.tree_unflatten(spec, wrapped) if primals else ()
+        args = unflatten_selected(spec, wrapped) if primals else ()
         out = f(*args)
         del wrapped, args
         out, aux = split_aux(out, has_aux, "vjp")
@@ -383,7 +383,7 @@ def _vjp(f, primals, has_aux, snapshot):
         cts = backward(tape, nslots, seeds) if seeds else [None] * nslots
         grads = _leaf_gradients(cts, leaves, range(len(leaves)))
         check_usable(grads)
-        return tuple(optree.tree_unflatten(spec, grads)) if primals else ()
+        return tuple(unflatten_selected(spec, grads)) if primals else ()
 
     if has_aux:
         aux = _output_value(aux, interp)
