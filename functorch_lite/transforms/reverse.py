@@ -80,11 +80,6 @@ class _Node:
         self.out_slot = out_slot
 
 
-def _inexact(x):
-    dt = getattr(x, "dtype", None)
-    return dt is not None and dt.kind in "fc"
-
-
 class ReverseInterpreter(Interpreter):
     """Records a tape of the ops applied to its GradTensors. See Note [the reverse-mode tape]."""
 
@@ -117,26 +112,28 @@ class ReverseInterpreter(Interpreter):
             else:
                 primals.append(a)
                 in_slots.append(None)
-        fwd = op.rules.get("vjp_fwd")
+        rules = op.rules
+        fwd = rules.get("vjp_fwd")
         if fwd is not None:  # an op that keeps residuals for its vjp (custom_vjp)
             out, residuals = fwd(*primals, **params)
         else:
             out = residuals = op(*primals, **params)
         if not op.differentiable:
             return out  # a constant: no cotangent flows through it
-        if "vjp" not in op.rules:
+        if "vjp" not in rules:
             op.rule("vjp")  # raises NotImplementedError naming the op
         slot = self.nslots
         if op.multiple_results:
             out_slot = tuple(range(slot, slot + len(out)))
             self.nslots = slot + len(out)
             wrapped = tuple(GradTensor(o, s, self) for o, s in zip(out, out_slot))
-        elif _inexact(out):
+        else:
+            dt = getattr(out, "dtype", None)
+            if dt is None or dt.kind not in "fc":
+                return out  # integer or boolean result (or no array): no derivative
             out_slot = slot
             self.nslots = slot + 1
             wrapped = GradTensor(out, slot, self)
-        else:
-            return out  # integer or boolean result: no derivative
         self.tape.append(_Node(op, params, tuple(primals), residuals, tuple(in_slots), out_slot))
         return wrapped
 
