@@ -7,8 +7,11 @@ from ..dispatch import defop
 
 def _numpy_broadcast_to(x, shape):
     """np.broadcast_to as a direct read-only strided view (NumPy's Python wrapper costs about
-    3 us, this under 1 us). Anything but a C-contiguous ndarray, and every error (incompatible
-    or negative shapes), goes to np.broadcast_to itself, so its semantics and messages hold."""
+    3 us, this under 1 us). Anything but a C-contiguous ndarray or a NumPy scalar, and every
+    error (incompatible or negative shapes), goes to np.broadcast_to itself, so its semantics
+    and messages hold."""
+    if isinstance(x, np.generic):  # a NumPy scalar (a reduction's result): its 0-d array
+        x = np.asarray(x)
     if type(x) is np.ndarray:
         xshape = x.shape
         lead = len(shape) - len(xshape)
