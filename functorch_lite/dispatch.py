@@ -13,12 +13,13 @@ Rule signatures (each transform documents its own in detail):
 """
 import functools
 import sys
+from _thread import get_ident
 
 import numpy
 
 from .backend import array_module
 from .rule_checks import checked
-from .tensor import Tensor, TransformTensor, top_interpreter
+from .tensor import Tensor, TransformTensor
 
 _MODULES = sys.modules
 
@@ -120,10 +121,20 @@ def dispatch(op, args, params):
     among `args` is a plain transform wrapper, the first type offered would be TransformTensor,
     which hands the op to the interpreter of highest level; that is done here directly.
     """
-    for a in args:
-        if isinstance(a, Tensor) and not _is_plain_transform_type(type(a)):
-            return _dispatch_by_level(op, args, params)
-    return top_interpreter(args).process(op, args, params)
+    top = unusable = None
+    me = get_ident()
+    for a in args:  # top_interpreter(args), in the same pass
+        if isinstance(a, Tensor):
+            if not (_PLAIN_TRANSFORM_TYPES.get(type(a)) or _is_plain_transform_type(type(a))):
+                return _dispatch_by_level(op, args, params)
+            interp = a._interpreter
+            if interp.thread != me and unusable is None:
+                unusable = a
+            if top is None or interp.level > top.level:
+                top = interp
+    if unusable is not None:
+        unusable._interpreter.check_alive(unusable)  # raises EscapedWrapperError
+    return top.process(op, args, params)
 
 
 def _dispatch_by_level(op, args, params):

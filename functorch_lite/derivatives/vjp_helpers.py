@@ -75,7 +75,7 @@ def keepdims_shape(shape, axis):
 
 def expand_reduced(g, shape, axis, keepdims):
     """A reduction's cotangent (or output) broadcast back to the input `shape`."""
-    if not keepdims:
+    if not keepdims and shape_of(g) != ():  # a 0-d g broadcasts as it is
         g = sh.reshape(g, shape=keepdims_shape(shape, axis))
     return sh.broadcast_to(g, shape=tuple(shape))
 

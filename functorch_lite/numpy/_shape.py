@@ -6,9 +6,15 @@ from ._util import as_operand, dtype_of, xp_of, ndim, normalize_axes, normalize_
 
 
 def _tuple(shape_arg):
+    if type(shape_arg) is tuple:
+        for d in shape_arg:
+            if type(d) is not int:
+                break
+        else:
+            return shape_arg  # the usual case, already a tuple of ints
     if isinstance(shape_arg, (int, np.integer)):
         return (int(shape_arg),)
-    return tuple(int(d) for d in shape_arg)
+    return tuple(map(int, shape_arg))
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):

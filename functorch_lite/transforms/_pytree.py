@@ -11,13 +11,15 @@ import numpy as np
 import optree
 
 from ..backend import is_array
-from ..tensor import Tensor
+from ..tensor import Tensor, TransformTensor
 
 
 def normalize_argnums(argnums, nargs, transform):
     """argnums (int or tuple of ints, negative allowed) -> tuple of non-negative ints.
 
     Returns (indices, is_tuple): `is_tuple` says whether results come back as a tuple."""
+    if type(argnums) is int and 0 <= argnums < nargs:
+        return (argnums,), False  # the usual case
     is_tuple = isinstance(argnums, (tuple, list))
     nums = tuple(argnums) if is_tuple else (argnums,)
     if is_tuple and not nums:
@@ -64,7 +66,14 @@ def flatten_diff_args(args, argnums, transform):
     """Flatten the selected arguments: (list of leaves, treespec of the selected tuple).
 
     Leaves are made differentiable (see `as_differentiable_leaf`)."""
-    selected = tuple(args[i] for i in argnums)
+    selected = [args[i] for i in argnums]
+    for a in selected:  # the usual case: every selected argument is itself a floating array
+        if not ((type(a) is np.ndarray or isinstance(a, TransformTensor))
+                and a.dtype.kind in "fc"):
+            break
+    else:
+        return selected, tuple_spec(len(selected))
+    selected = tuple(selected)
     leaves, spec = optree.tree_flatten(selected)
     for leaf in leaves:  # the common case, checked without naming positions
         if not ((isinstance(leaf, Tensor) or is_array(leaf)) and dtype_of(leaf).kind in "fc"):
@@ -79,6 +88,17 @@ def flatten_diff_args(args, argnums, transform):
     return leaves, spec
 
 
+_TUPLE_SPECS = {}
+
+
+def tuple_spec(n):
+    """The treespec of a tuple of `n` leaves (cached: building one costs a flatten)."""
+    spec = _TUPLE_SPECS.get(n)
+    if spec is None:
+        spec = _TUPLE_SPECS[n] = optree.tree_structure((0,) * n)
+    return spec
+
+
 def check_output_leaf(x, transform):
     """x, if it can be an output of a transformed function (an array, a wrapper, a number);
     a string or any other object is refused, naming it (JAX and torch.func refuse them too)."""
@@ -89,8 +109,18 @@ def check_output_leaf(x, transform):
                     "pytrees (tuples, lists, dicts) of them")
 
 
+def unflatten_selected(spec, leaves):
+    """The selected arguments rebuilt from `leaves` (a plain tuple when the spec came from the
+    fast path of `flatten_diff_args`)."""
+    if spec is _TUPLE_SPECS.get(len(leaves)):
+        return tuple(leaves)
+    return optree.tree_unflatten(spec, leaves)
+
+
 def replace_args(args, argnums, new_selected):
     """args with args[argnums[k]] replaced by new_selected[k]."""
+    if len(args) == len(new_selected) == 1:
+        return tuple(new_selected)
     args = list(args)
     for i, v in zip(argnums, new_selected):
         args[i] = v

@@ -81,9 +81,20 @@ class ForwardInterpreter(Interpreter):
         return primal if tangent is None else DualTensor(primal, tangent, self)
 
     def process(self, op, args, params):
-        primals, tangents = zip(*(self.split(a) for a in args))
-        if not op.differentiable or all(t is None for t in tangents):
+        primals, tangents, any_tangent = [], [], False
+        for a in args:
+            if isinstance(a, DualTensor) and a._interpreter is self:
+                primals.append(a.value)
+                t = a.tangent
+                tangents.append(t)
+                if t is not None:
+                    any_tangent = True
+            else:
+                primals.append(a)
+                tangents.append(None)
+        if not any_tangent or not op.differentiable:
             return op(*primals, **params)
+        primals, tangents = tuple(primals), tuple(tangents)
         out, t_out = op.rule("jvp")(primals, tangents, **params)
         if op.multiple_results:
             t_out = (None,) * len(out) if t_out is None else t_out
@@ -166,6 +177,9 @@ def check_tangent(p, t, where):
     return t
 
 
+_LEAF_SPEC = optree.tree_structure(0)
+
+
 def pair_leaves(primals, tangents, transform):
     """Flatten primals and tangents (tuples of pytrees) together.
 
@@ -181,7 +195,16 @@ def pair_leaves(primals, tangents, transform):
                          "tangents; they must match one to one")
     p_leaves, t_leaves, treedefs = [], [], []
     for i, (p, t) in enumerate(zip(primals, tangents)):
-        paths, leaves, treedef = optree.tree_flatten_with_path(p)
+        if type(p) is np.ndarray:  # the usual case: the argument is one array
+            if (type(t) is np.ndarray and t.shape == p.shape and t.dtype == p.dtype
+                    and p.dtype.kind in "fc"):
+                p_leaves.append(p)
+                t_leaves.append(t)  # what check_tangent returns for it
+                treedefs.append(_LEAF_SPEC)
+                continue
+            paths, leaves, treedef = [()], [p], _LEAF_SPEC
+        else:
+            paths, leaves, treedef = optree.tree_flatten_with_path(p)
         if t is None:
             ts = [None] * len(leaves)
         else:

@@ -21,6 +21,7 @@ so it may be concretized (Python control flow on it works). Python scalars are n
 import functools
 import sys
 
+import numpy as np
 import optree
 
 from .. import batching_rules  # noqa: F401  (registers the batching rules)
@@ -270,6 +271,11 @@ def _flatten_inputs(args, in_dims):
     """(leaves, dims, rebuild): the argument leaves, the in_dim of each, and a function that
     rebuilds the argument tuple from new leaves."""
     if in_dims is None or isinstance(in_dims, int):
+        for a in args:  # the usual case: every argument is itself an array (a leaf)
+            if not (type(a) is np.ndarray or isinstance(a, TransformTensor)):
+                break
+        else:
+            return list(args), [in_dims] * len(args), tuple
         leaves, spec = optree.tree_flatten(args)
         return leaves, [in_dims] * len(leaves), spec.unflatten
     if isinstance(in_dims, list):
@@ -364,6 +370,8 @@ def _run(func, kwargs, leaves, dims, rebuild, size, out_dims):
 
 def _unwrap_outputs(out, out_dims, interp, size):
     if out_dims is None or isinstance(out_dims, int):
+        if type(out) is BatchedTensor or type(out) is np.ndarray:  # one leaf
+            return _unwrap_leaf(out, out_dims, interp, size)
         out_leaves, spec = optree.tree_flatten(out)
         return spec.unflatten([_unwrap_leaf(x, out_dims, interp, size) for x in out_leaves])
     if isinstance(out_dims, list) and not isinstance(out, list):
