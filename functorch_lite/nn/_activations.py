@@ -16,14 +16,52 @@ _SQRT_HALF = float(np.sqrt(0.5))
 
 
 def relu(x):
-    """max(x, 0); the derivative at 0 is 0 (as jax.nn.relu)."""
+    """Rectified linear unit: max(x, 0), elementwise.
+
+    The derivative at 0 is 0, as jax.nn.relu and torch.relu.
+
+    Args:
+        x: an array (or a Python number) of any shape.
+
+    Returns:
+        An array of x's shape and dtype.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.nn.relu(np.array([-1.0, 0.0, 2.0]))
+        array([0., 0., 2.])
+        >>> ft.grad(lambda x: ft.nn.relu(x))(0.0)
+        array(0.)
+    """
     return fnp.where(fnp.greater(x, 0), x, 0)
 
 
 def gelu(x, approximate=True):
-    """Gaussian error linear unit x Phi(x). approximate=True (the default, as jax.nn.gelu) or
-    'tanh' (torch's spelling): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); False or
-    'none': the exact 0.5 x (1 + erf(x / sqrt(2))) (its erf kernel needs SciPy)."""
+    """Gaussian error linear unit x Phi(x), elementwise (Phi: the standard normal CDF).
+
+    approximate=True (the default, as jax.nn.gelu) or 'tanh' (torch's spelling) gives the tanh
+    approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); False or 'none' (PyTorch's
+    default) gives the exact 0.5 x (1 + erf(x / sqrt(2))), whose erf kernel needs SciPy
+    (CuPy arrays: cupyx.scipy).
+
+    Args:
+        x: an array of any shape; float32 stays float32.
+        approximate: True or 'tanh' (the tanh form), False or 'none' (the erf form).
+
+    Returns:
+        An array of x's shape and dtype.
+
+    Raises:
+        ValueError: approximate is none of True, False, 'tanh', 'none'.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> x = np.array([-1.0, 0.0, 1.0])
+        >>> ft.nn.gelu(x).shape
+        (3,)
+        >>> bool(np.allclose(ft.nn.gelu(x), ft.nn.gelu(x, approximate=False), atol=1e-3))
+        True
+    """
     if approximate in (False, "none"):
         return 0.5 * x * (1.0 + erf(x * _SQRT_HALF))
     if approximate not in (True, "tanh"):
@@ -34,19 +72,64 @@ def gelu(x, approximate=True):
 
 
 def sigmoid(x):
-    """1 / (1 + exp(-x)) computed from exp(-|x|) <= 1, so neither side overflows."""
+    """Logistic sigmoid 1 / (1 + exp(-x)), elementwise (jax.nn.sigmoid, torch.sigmoid).
+
+    Computed from exp(-|x|) <= 1, so neither branch overflows for large |x| and the gradient
+    stays finite.
+
+    Args:
+        x: an array (or a Python number) of any shape.
+
+    Returns:
+        An array of x's shape, with values in [0, 1].
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.nn.sigmoid(np.array([-1e4, 0.0, 1e4]))
+        array([0. , 0.5, 1. ])
+    """
     positive = fnp.greater_equal(x, 0)
     z = fnp.exp(fnp.where(positive, -x, x))  # exp(-|x|), with derivative defined at 0
     return fnp.where(positive, 1.0 / (1.0 + z), z / (1.0 + z))
 
 
 def softplus(x):
-    """log(1 + exp(x)) = logaddexp(x, 0): stable for large |x|."""
+    """Softplus log(1 + exp(x)), elementwise (jax.nn.softplus; torch's with beta=1).
+
+    Computed as logaddexp(x, 0), so it neither overflows for large x nor loses precision for
+    very negative x.
+
+    Args:
+        x: an array (or a Python number) of any shape.
+
+    Returns:
+        An array of x's shape, positive.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> bool(np.allclose(ft.nn.softplus(np.array([0.0, 1e4])), [np.log(2.0), 1e4]))
+        True
+    """
     return fnp.logaddexp(x, 0.0)
 
 
 def silu(x):
-    """x * sigmoid(x) (also called swish)."""
+    """Sigmoid linear unit x * sigmoid(x), elementwise (also called swish; jax.nn.silu,
+    torch.nn.functional.silu).
+
+    Args:
+        x: an array (or a Python number) of any shape.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.nn.silu(np.array([0.0, 2.0])).shape
+        (2,)
+        >>> bool(np.allclose(ft.nn.silu(2.0), 2.0 / (1.0 + np.exp(-2.0))))
+        True
+    """
     return x * sigmoid(x)
 
 
@@ -61,27 +144,103 @@ def _max_shift(x, axis):
 
 
 def logsumexp(x, axis=-1, keepdims=False):
-    """log(sum(exp(x))) over axis, shifted by the max so that it cannot overflow."""
+    """log(sum(exp(x))) over `axis` (jax.nn.logsumexp, torch.logsumexp).
+
+    Shifted by the maximum so that it cannot overflow; a slice that is all -inf gives -inf.
+    The shift is a constant to every transform, so the gradient is softmax(x).
+
+    Args:
+        x: an array of any shape (at least 1-d).
+        axis: the axis (or tuple of axes) to reduce; negative counts from the end.
+        keepdims: keep the reduced axes with size 1.
+
+    Returns:
+        x's shape without `axis` (with it as size 1 when keepdims=True).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> x = np.array([[1000.0, 1000.0], [0.0, 0.0]])
+        >>> bool(np.allclose(ft.nn.logsumexp(x), [1000.0 + np.log(2), np.log(2)]))
+        True
+        >>> ft.nn.logsumexp(x, axis=0, keepdims=True).shape
+        (1, 2)
+    """
     m = _max_shift(x, axis)
     out = fnp.log(fnp.sum(fnp.exp(x - m), axis=axis, keepdims=True)) + m
     return out if keepdims else fnp.squeeze(out, axis=axis)
 
 
 def log_softmax(x, axis=-1):
-    """x - logsumexp(x) over axis, in the shifted form."""
+    """Log of the softmax over `axis`: x - logsumexp(x) (jax.nn.log_softmax,
+    torch.nn.functional.log_softmax with dim=axis).
+
+    Computed in the max-shifted form, so large logits neither overflow nor lose precision.
+
+    Args:
+        x: an array of any shape (at least 1-d).
+        axis: the axis normalized over; negative counts from the end.
+
+    Returns:
+        An array of x's shape; exp of it sums to 1 along `axis`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> out = ft.nn.log_softmax(np.array([[1e4, 0.0], [1.0, 1.0]]))
+        >>> bool(np.allclose(out, [[0.0, -1e4], [-np.log(2), -np.log(2)]]))
+        True
+    """
     shifted = x - _max_shift(x, axis)
     return shifted - fnp.log(fnp.sum(fnp.exp(shifted), axis=axis, keepdims=True))
 
 
 def softmax(x, axis=-1):
-    """exp(x) / sum(exp(x)) over axis, in the shifted form."""
+    """Softmax exp(x) / sum(exp(x)) over `axis` (jax.nn.softmax,
+    torch.nn.functional.softmax with dim=axis).
+
+    Computed in the max-shifted form, so large logits do not overflow.
+
+    Args:
+        x: an array of any shape (at least 1-d).
+        axis: the axis normalized over; negative counts from the end.
+
+    Returns:
+        An array of x's shape, nonnegative, summing to 1 along `axis`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.nn.softmax(np.array([0.0, 0.0, 0.0, 0.0]))
+        array([0.25, 0.25, 0.25, 0.25])
+        >>> bool(np.allclose(ft.nn.softmax(np.array([[1e4, 0.0]]), axis=1), [[1.0, 0.0]]))
+        True
+    """
     e = fnp.exp(x - _max_shift(x, axis))
     return e / fnp.sum(e, axis=axis, keepdims=True)
 
 
 def one_hot(labels, num_classes, dtype=np.float64, axis=-1):
-    """Integer labels to one-hot vectors along a new `axis`. A label outside 0..num_classes-1
-    gives a row of zeros, as jax.nn.one_hot (cross_entropy refuses such labels)."""
+    """Integer labels to one-hot vectors along a new `axis` (jax.nn.one_hot).
+
+    A label outside 0..num_classes-1 gives a vector of zeros, as in JAX (cross_entropy refuses
+    such labels). The result is a constant: it has no gradient with respect to the labels.
+
+    Args:
+        labels: an integer array of any shape.
+        num_classes: the length of each one-hot vector.
+        dtype: the result's dtype (default float64).
+        axis: where the new class axis goes in the result (default: last).
+
+    Returns:
+        An array of shape labels.shape with num_classes inserted at `axis`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.nn.one_hot(np.array([0, 2, 5]), 3)
+        array([[1., 0., 0.],
+               [0., 0., 1.],
+               [0., 0., 0.]])
+        >>> ft.nn.one_hot(np.array([0, 2]), 3, axis=0).shape
+        (3, 2)
+    """
     classes = fnp.arange(num_classes, like=labels)  # on the labels' device (numpy or cupy)
     hot = fnp.equal(fnp.expand_dims(labels, -1), classes)
     if axis not in (-1, fnp.ndim(hot) - 1):
@@ -98,9 +257,40 @@ def _reduce(loss, reduction):
 
 
 def cross_entropy(logits, labels, reduction="mean", axis=-1):
-    """Softmax cross-entropy of `logits` against integer class `labels` (or class probabilities
-    of the logits' shape). A single example (1-d logits, 0-d label) works too, so this can be
-    used per example inside vmap."""
+    """Softmax cross-entropy of `logits` against class `labels`
+    (torch.nn.functional.cross_entropy, with the classes on `axis`, default last).
+
+    Integer labels pick the class of each example: the loss is logsumexp(logits) -
+    logits[label]. Floating labels are class probabilities of the logits' shape: the loss is
+    -sum(labels * log_softmax(logits)). A single example (1-d logits, 0-d label) works too, so
+    this can be used per example inside vmap. Computed in the max-shifted form.
+
+    Args:
+        logits: an array (..., C) (C classes on `axis`).
+        labels: integers in 0..C-1 of the logits' shape without `axis`, or floating
+            probabilities of the logits' shape.
+        reduction: 'mean' (default) or 'sum' over the examples, or 'none' (one loss per
+            example).
+        axis: the class axis of logits; negative counts from the end.
+
+    Returns:
+        A 0-d array for 'mean' and 'sum'; for 'none', the logits' shape without `axis`.
+
+    Raises:
+        IndexError: an integer label outside 0..C-1 (as PyTorch).
+        ValueError: reduction is not 'mean', 'sum' or 'none'.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> logits = np.zeros((2, 4))
+        >>> bool(np.isclose(ft.nn.cross_entropy(logits, np.array([1, 3])), np.log(4)))
+        True
+        >>> ft.nn.cross_entropy(logits, np.array([1, 3]), reduction="none").shape
+        (2,)
+        >>> probs = np.full((2, 4), 0.25)
+        >>> bool(np.isclose(ft.nn.cross_entropy(logits, probs), np.log(4)))
+        True
+    """
     if dtype_of(labels).kind not in "biu":
         return _reduce(-fnp.sum(labels * log_softmax(logits, axis=axis), axis=axis), reduction)
     # Integer labels: log(sum(exp(shifted))) - shifted[label], the label's entry picked with a
@@ -119,7 +309,29 @@ def cross_entropy(logits, labels, reduction="mean", axis=-1):
 
 
 def mse_loss(pred, target, reduction="mean"):
-    """Mean (or sum, or elementwise) squared error."""
+    """Squared error (pred - target)^2, averaged, summed or elementwise
+    (torch.nn.functional.mse_loss).
+
+    pred and target broadcast against each other.
+
+    Args:
+        pred: an array of predictions.
+        target: an array broadcasting with pred.
+        reduction: 'mean' (default), 'sum', or 'none' (the elementwise squared errors).
+
+    Returns:
+        A 0-d array for 'mean' and 'sum'; for 'none', the broadcast shape.
+
+    Raises:
+        ValueError: reduction is not 'mean', 'sum' or 'none'.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> float(ft.nn.mse_loss(np.array([1.0, 2.0]), np.array([0.0, 0.0])))
+        2.5
+        >>> ft.nn.mse_loss(np.array([1.0, 2.0]), 0.0, reduction="none")
+        array([1., 4.])
+    """
     diff = pred - target
     return _reduce(diff * diff, reduction)
 
