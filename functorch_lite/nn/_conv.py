@@ -82,14 +82,78 @@ def _conv(nd, fn_name, input, weight, bias, stride, padding, dilation, groups):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """1-d convolution, as torch.nn.functional.conv1d: input (N, C, L) or (C, L), weight
-    (O, C / groups, K)."""
+    """1-d convolution (cross-correlation), as torch.nn.functional.conv1d.
+
+    Channels come first (PyTorch's NCL layout, not JAX's default NLC); the kernel is not
+    flipped. Output length: (L + pad_before + pad_after - dilation (K - 1) - 1) // stride + 1.
+
+    Args:
+        input: (N, C, L), or one unbatched example (C, L).
+        weight: (O, C / groups, K).
+        bias: optional (O,), added to every output position.
+        stride: an int or a 1-tuple.
+        padding: an int or a 1-tuple (zeros on both sides), 'valid' (none) or 'same' (output
+            length L; stride must be 1; an odd total puts the extra zero after, as PyTorch).
+        dilation: an int or a 1-tuple: the spacing between kernel taps.
+        groups: split C and O into this many groups convolved separately (groups=C with
+            O = C is a depthwise convolution).
+
+    Returns:
+        (N, O, L_out), or (O, L_out) for an unbatched input.
+
+    Raises:
+        ValueError: input or weight of the wrong rank; input channels that do not match the
+            weight's; groups that do not divide the channels; a stride, padding or dilation
+            of the wrong length; an unknown padding string; padding='same' with a stride
+            other than 1; a (dilated) kernel larger than the padded input.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> x, w = np.ones((2, 3, 8)), np.ones((4, 3, 3))
+        >>> ft.nn.conv1d(x, w).shape
+        (2, 4, 6)
+        >>> ft.nn.conv1d(x, w, padding="same").shape
+        (2, 4, 8)
+        >>> ft.nn.conv1d(x[0], w, stride=2).shape
+        (4, 3)
+    """
     return _conv(1, "conv1d", input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """2-d convolution, as torch.nn.functional.conv2d: input (N, C, H, W) or (C, H, W), weight
-    (O, C / groups, kh, kw)."""
+    """2-d convolution (cross-correlation), as torch.nn.functional.conv2d.
+
+    Channels come first (PyTorch's NCHW layout, not JAX's default NHWC); the kernel is not
+    flipped. Each spatial output size is (size + pads - dilation (k - 1) - 1) // stride + 1.
+
+    Args:
+        input: (N, C, H, W), or one unbatched example (C, H, W).
+        weight: (O, C / groups, kh, kw).
+        bias: optional (O,), added to every output position.
+        stride: an int or a pair (height, width).
+        padding: an int or a pair (zeros on both sides), 'valid' (none) or 'same' (output
+            size H, W; stride must be 1; an odd total puts the extra zero after, as PyTorch).
+        dilation: an int or a pair: the spacing between kernel taps.
+        groups: split C and O into this many groups convolved separately (groups=C with
+            O = C is a depthwise convolution).
+
+    Returns:
+        (N, O, H_out, W_out), or (O, H_out, W_out) for an unbatched input.
+
+    Raises:
+        ValueError: input or weight of the wrong rank; input channels that do not match the
+            weight's; groups that do not divide the channels; a stride, padding or dilation
+            of the wrong length; an unknown padding string; padding='same' with a stride
+            other than 1; a (dilated) kernel larger than the padded input.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> x = np.ones((2, 3, 8, 8))
+        >>> ft.nn.conv2d(x, np.ones((4, 3, 3, 3)), padding=1).shape
+        (2, 4, 8, 8)
+        >>> ft.nn.conv2d(x, np.ones((6, 1, 3, 3)), groups=3).shape
+        (2, 6, 6, 6)
+    """
     return _conv(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -123,7 +187,36 @@ def _conv_transpose(nd, fn_name, input, weight, bias, stride, padding, output_pa
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """Transposed 1-d convolution (the input gradient of conv1d), as
-    torch.nn.functional.conv_transpose1d: weight (C_in, C_out / groups, K)."""
+    torch.nn.functional.conv_transpose1d.
+
+    Note the weight layout (C_in, C_out / groups, K): that of the conv1d it transposes.
+    Output length: (L - 1) stride - 2 padding + dilation (K - 1) + output_padding + 1.
+
+    Args:
+        input: (N, C_in, L), or one unbatched example (C_in, L).
+        weight: (C_in, C_out / groups, K).
+        bias: optional (C_out,).
+        stride: an int or a 1-tuple.
+        padding: an int or a 1-tuple: removed from both ends of the output (no strings).
+        output_padding: an int or a 1-tuple, smaller than stride: extra length at the end,
+            to pick among the input lengths a strided conv1d maps to L.
+        groups: as in conv1d; C_in must be divisible by it.
+        dilation: an int or a 1-tuple.
+
+    Returns:
+        (N, C_out, L_out), or (C_out, L_out) for an unbatched input.
+
+    Raises:
+        ValueError: input or weight of the wrong rank; input channels that do not match the
+            weight's first dim; groups that do not divide them; a string padding;
+            output_padding not smaller than stride; a stride, padding or dilation of the
+            wrong length; an output size that is not positive.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.nn.conv_transpose1d(np.ones((2, 4, 5)), np.ones((4, 3, 3)), stride=2).shape
+        (2, 3, 11)
+    """
     return _conv_transpose(1, "conv_transpose1d", input, weight, bias, stride, padding,
                            output_padding, groups, dilation)
 
@@ -131,7 +224,37 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """Transposed 2-d convolution (the input gradient of conv2d), as
-    torch.nn.functional.conv_transpose2d: input (N, C_in, H, W) or (C_in, H, W), weight
-    (C_in, C_out / groups, kh, kw)."""
+    torch.nn.functional.conv_transpose2d.
+
+    Note the weight layout (C_in, C_out / groups, kh, kw): that of the conv2d it transposes.
+    Each spatial output size is (size - 1) stride - 2 padding + dilation (k - 1) +
+    output_padding + 1.
+
+    Args:
+        input: (N, C_in, H, W), or one unbatched example (C_in, H, W).
+        weight: (C_in, C_out / groups, kh, kw).
+        bias: optional (C_out,).
+        stride: an int or a pair.
+        padding: an int or a pair: removed from both ends of each output dim (no strings).
+        output_padding: an int or a pair, each smaller than its stride: extra size at the
+            end, to pick among the input sizes a strided conv2d maps to (H, W).
+        groups: as in conv2d; C_in must be divisible by it.
+        dilation: an int or a pair.
+
+    Returns:
+        (N, C_out, H_out, W_out), or (C_out, H_out, W_out) for an unbatched input.
+
+    Raises:
+        ValueError: input or weight of the wrong rank; input channels that do not match the
+            weight's first dim; groups that do not divide them; a string padding;
+            output_padding not smaller than stride; a stride, padding or dilation of the
+            wrong length; an output size that is not positive.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> x, w = np.ones((2, 4, 5, 5)), np.ones((4, 3, 3, 3))
+        >>> ft.nn.conv_transpose2d(x, w, stride=2, output_padding=1).shape
+        (2, 3, 12, 12)
+    """
     return _conv_transpose(2, "conv_transpose2d", input, weight, bias, stride, padding,
                            output_padding, groups, dilation)

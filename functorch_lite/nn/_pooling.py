@@ -70,28 +70,147 @@ def _avg_pool(nd, fn_name, input, kernel_size, stride, padding, ceil_mode, count
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """Max over windows of the last dim, as torch.nn.functional.max_pool1d."""
+    """Max over sliding windows of the last dim, as torch.nn.functional.max_pool1d.
+
+    Padding is -inf, so it never wins. The gradient of each window goes to its first maximal
+    element, as in PyTorch and JAX. Output length: (L + 2 padding - dilation (k - 1) - 1)
+    // stride + 1 (floor mode).
+
+    Args:
+        input: a floating array (N, C, L) or (C, L).
+        kernel_size: an int or a 1-tuple: the window size.
+        stride: an int or a 1-tuple; None (default) means kernel_size (non-overlapping windows).
+        padding: an int or a 1-tuple, at most half the kernel size: -inf on both sides.
+        dilation: an int or a 1-tuple: the spacing between window elements.
+        ceil_mode: only False (ceil mode is not implemented).
+        return_indices: only False (the argmax indices are not implemented).
+
+    Returns:
+        (N, C, L_out) or (C, L_out), input's dtype.
+
+    Raises:
+        TypeError: input is not floating point.
+        ValueError: input of the wrong rank; padding above half the kernel; a kernel_size,
+            stride, padding or dilation of the wrong length; a window larger than the
+            padded input.
+        NotImplementedError: ceil_mode=True or return_indices=True.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.nn.max_pool1d(np.array([[1.0, 3.0, 2.0, 0.0]]), 2)
+        array([[3., 2.]])
+        >>> ft.nn.max_pool1d(np.ones((2, 3, 16)), 3, stride=1, padding=1).shape
+        (2, 3, 16)
+    """
     return _max_pool(1, "max_pool1d", input, kernel_size, stride, padding, dilation, ceil_mode,
                      return_indices)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """Max over windows of the last two dims, as torch.nn.functional.max_pool2d."""
+    """Max over sliding windows of the last two dims, as torch.nn.functional.max_pool2d.
+
+    Padding is -inf, so it never wins. The gradient of each window goes to its first maximal
+    element, as in PyTorch and JAX. Each output size is (size + 2 padding - dilation (k - 1)
+    - 1) // stride + 1 (floor mode).
+
+    Args:
+        input: a floating array (N, C, H, W) or (C, H, W).
+        kernel_size: an int or a pair: the window size.
+        stride: an int or a pair; None (default) means kernel_size (non-overlapping windows).
+        padding: an int or a pair, at most half the kernel size: -inf on both sides.
+        dilation: an int or a pair: the spacing between window elements.
+        ceil_mode: only False (ceil mode is not implemented).
+        return_indices: only False (the argmax indices are not implemented).
+
+    Returns:
+        (N, C, H_out, W_out) or (C, H_out, W_out), input's dtype.
+
+    Raises:
+        TypeError: input is not floating point.
+        ValueError: input of the wrong rank; padding above half the kernel; a kernel_size,
+            stride, padding or dilation of the wrong length; a window larger than the
+            padded input.
+        NotImplementedError: ceil_mode=True or return_indices=True.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.nn.max_pool2d(np.arange(16.0).reshape(1, 4, 4), 2)
+        array([[[ 5.,  7.],
+                [13., 15.]]])
+    """
     return _max_pool(2, "max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode,
                      return_indices)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
-    """Mean over windows of the last dim, as torch.nn.functional.avg_pool1d (padding counts as
-    zeros unless count_include_pad=False)."""
+    """Mean over sliding windows of the last dim, as torch.nn.functional.avg_pool1d.
+
+    Padding is zeros, counted in each window's mean unless count_include_pad=False (then each
+    window divides by its number of unpadded entries). Output length: (L + 2 padding - k)
+    // stride + 1 (floor mode).
+
+    Args:
+        input: an array (N, C, L) or (C, L).
+        kernel_size: an int or a 1-tuple: the window size.
+        stride: an int or a 1-tuple; None (default) means kernel_size (non-overlapping windows).
+        padding: an int or a 1-tuple, at most half the kernel size: zeros on both sides.
+        ceil_mode: only False (ceil mode is not implemented).
+        count_include_pad: whether padded zeros count in the divisor (default True).
+
+    Returns:
+        (N, C, L_out) or (C, L_out).
+
+    Raises:
+        ValueError: input of the wrong rank; padding above half the kernel; a kernel_size,
+            stride or padding of the wrong length; a window larger than the padded input.
+        NotImplementedError: ceil_mode=True.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> x = np.ones((1, 4))
+        >>> np.round(ft.nn.avg_pool1d(x, 3, stride=1, padding=1), 3)
+        array([[0.667, 1.   , 1.   , 0.667]])
+        >>> ft.nn.avg_pool1d(x, 3, stride=1, padding=1, count_include_pad=False)
+        array([[1., 1., 1., 1.]])
+    """
     return _avg_pool(1, "avg_pool1d", input, kernel_size, stride, padding, ceil_mode,
                      count_include_pad)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    """Mean over windows of the last two dims, as torch.nn.functional.avg_pool2d."""
+    """Mean over sliding windows of the last two dims, as torch.nn.functional.avg_pool2d.
+
+    Padding is zeros, counted in each window's mean unless count_include_pad=False (then each
+    window divides by its number of unpadded entries). Each output size is (size + 2 padding
+    - k) // stride + 1 (floor mode).
+
+    Args:
+        input: an array (N, C, H, W) or (C, H, W).
+        kernel_size: an int or a pair: the window size.
+        stride: an int or a pair; None (default) means kernel_size (non-overlapping windows).
+        padding: an int or a pair, at most half the kernel size: zeros on both sides.
+        ceil_mode: only False (ceil mode is not implemented).
+        count_include_pad: whether padded zeros count in the divisor (default True).
+        divisor_override: if given, every window sum is divided by this number instead.
+
+    Returns:
+        (N, C, H_out, W_out) or (C, H_out, W_out).
+
+    Raises:
+        ValueError: input of the wrong rank; padding above half the kernel; a kernel_size,
+            stride or padding of the wrong length; a window larger than the padded input.
+        NotImplementedError: ceil_mode=True.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.nn.avg_pool2d(np.arange(16.0).reshape(1, 4, 4), 2)
+        array([[[ 2.5,  4.5],
+                [10.5, 12.5]]])
+        >>> ft.nn.avg_pool2d(np.ones((2, 3, 8, 8)), 3, stride=2, padding=1).shape
+        (2, 3, 4, 4)
+    """
     return _avg_pool(2, "avg_pool2d", input, kernel_size, stride, padding, ceil_mode,
                      count_include_pad, divisor_override)
