@@ -11,13 +11,41 @@ from ._activations import softmax
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=False,
                                  scale=None, *, mask=None):
-    """softmax(query @ key^T * scale + mask) @ value, the result of shape (..., L, Ev)
+    """Scaled dot-product attention softmax(query @ key^T * scale + mask) @ value
     (torch.nn.functional.scaled_dot_product_attention, without dropout).
 
-    `attn_mask` (or `mask`, JAX's spelling) broadcasts to (..., L, S): a boolean mask keeps the
-    True entries (as PyTorch: True takes part in attention), a float mask is added to the
-    scores. `is_causal=True` lets query i attend to keys j <= i only. `scale` defaults to
-    1 / sqrt(E). A query row with every key masked out gives NaN, as in PyTorch.
+    PyTorch's layout: sequence before feature, any leading (batch, head) dims, which
+    broadcast between query, key and value. `attn_mask` (or `mask`, JAX's spelling)
+    broadcasts to (..., L, S): a boolean mask keeps the True entries (as PyTorch: True takes
+    part in attention; JAX's convention is the same), a float mask is added to the scores.
+    `is_causal=True` lets query i attend to keys j <= i only (the top-left aligned lower
+    triangle, as PyTorch), and combines with attn_mask. A query row with every key masked out
+    gives NaN, as in PyTorch.
+
+    Args:
+        query: (..., L, E).
+        key: (..., S, E).
+        value: (..., S, Ev).
+        attn_mask: optional boolean or float array broadcasting to (..., L, S).
+        is_causal: apply the causal mask.
+        scale: the factor on the scores; None (default) means 1 / sqrt(E).
+        mask: keyword-only alias of attn_mask.
+
+    Returns:
+        (..., L, Ev).
+
+    Raises:
+        TypeError: both attn_mask and mask are given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> q, k, v = np.ones((2, 5, 8)), np.ones((2, 7, 8)), np.ones((2, 7, 6))
+        >>> ft.nn.scaled_dot_product_attention(q, k, v).shape
+        (2, 5, 6)
+        >>> x = np.arange(6.0).reshape(3, 2)
+        >>> out = ft.nn.scaled_dot_product_attention(x, x, x, is_causal=True)
+        >>> bool(np.allclose(out[0], x[0]))  # the first query sees only the first key
+        True
     """
     if mask is not None:
         if attn_mask is not None:

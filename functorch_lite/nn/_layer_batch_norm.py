@@ -7,9 +7,34 @@ from ..transforms.vmap import BatchedTensor
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalize over the trailing dims `normalized_shape` (int or tuple) to zero mean and unit
-    (biased) variance, then scale by `weight` and shift by `bias` (both of normalized_shape),
-    as torch.nn.functional.layer_norm."""
+    """Layer normalization over the trailing dims, as torch.nn.functional.layer_norm.
+
+    Each slice over the trailing `normalized_shape` dims is normalized to zero mean and unit
+    (biased, as PyTorch) variance, then scaled by `weight` and shifted by `bias`. Examples
+    never mix, so it works under vmap and gives true per-example gradients.
+
+    Args:
+        input: (..., *normalized_shape).
+        normalized_shape: an int or a tuple: the trailing dims normalized over.
+        weight: optional scale, broadcasting to normalized_shape.
+        bias: optional shift, broadcasting to normalized_shape.
+        eps: added to the variance before the square root.
+
+    Returns:
+        An array of input's shape.
+
+    Raises:
+        ValueError: the input's trailing dims are not normalized_shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> x = np.arange(24.0).reshape(2, 4, 3)
+        >>> out = ft.nn.layer_norm(x, (4, 3))
+        >>> out.shape, bool(np.allclose(out.mean(axis=(1, 2)), 0.0))
+        ((2, 4, 3), True)
+        >>> bool(np.allclose(ft.nn.layer_norm(x, 3).std(axis=-1), 1.0, atol=1e-5))
+        True
+    """
     normalized_shape = ((normalized_shape,) if isinstance(normalized_shape, int)
                         else tuple(normalized_shape))
     k = len(normalized_shape)
@@ -39,12 +64,45 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                momentum=0.1, eps=1e-5):
     """Batch normalization over (N, C, *) inputs, per channel C (torch.nn.functional.batch_norm).
 
-    Returns `(out, running_mean, running_var)`. In evaluation mode (training=False) the running
+    Functional state: returns `(out, running_mean, running_var)` instead of updating buffers
+    in place (as flax's batch_stats). In evaluation mode (training=False) the running
     statistics normalize and come back unchanged. In training mode the batch's own mean and
     biased variance normalize, and the running statistics come back updated as PyTorch does:
     (1 - momentum) * running + momentum * batch statistic (the unbiased variance for
-    running_var). Training mode mixes the examples of a batch, so it is refused under vmap
-    (a per-example gradient would not be one): use group_norm or layer_norm there.
+    running_var); running statistics given as None come back None. Training mode mixes the
+    examples of a batch, so it is refused under vmap (a per-example gradient would not be
+    one): use group_norm or layer_norm there.
+
+    Args:
+        input: (N, C, *), channels on axis 1.
+        running_mean: (C,), or None in training mode.
+        running_var: (C,), or None in training mode.
+        weight: optional (C,) scale.
+        bias: optional (C,) shift.
+        training: normalize with the batch statistics and update the running ones.
+        momentum: the weight of the batch statistic in the update (PyTorch's convention:
+            flax's momentum is 1 minus this).
+        eps: added to the variance before the square root.
+
+    Returns:
+        (out, running_mean, running_var): out of input's shape, the statistics (C,) (or None
+        where None was given).
+
+    Raises:
+        ValueError: input with fewer than 2 dims; evaluation mode without running_mean and
+            running_var; training mode with one value per channel; training mode under vmap.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> x = np.arange(24.0).reshape(2, 4, 3)
+        >>> out, mean, var = ft.nn.batch_norm(x, np.zeros(4), np.ones(4), training=True)
+        >>> out.shape, mean.shape, bool(np.allclose(out.mean(axis=(0, 2)), 0.0))
+        ((2, 4, 3), (4,), True)
+        >>> bool(np.allclose(mean, 0.1 * x.mean(axis=(0, 2))))
+        True
+        >>> out, _, _ = ft.nn.batch_norm(x, np.zeros(4), np.ones(4))  # evaluation mode
+        >>> bool(np.allclose(out, x / np.sqrt(1 + 1e-5)))
+        True
     """
     shape = fnp.shape(input)
     if len(shape) < 2:

@@ -5,16 +5,63 @@ from ..ops.elementwise import stop_gradient
 
 
 def linear(input, weight, bias=None):
-    """input @ weight.T + bias (torch.nn.functional.linear): input (..., in_features), weight
-    (out_features, in_features), bias (out_features,)."""
+    """Affine map input @ weight.T + bias, as torch.nn.functional.linear.
+
+    PyTorch's weight layout (out_features, in_features), the transpose of the (in, out)
+    kernel of flax.linen.Dense. Any leading dims of input pass through.
+
+    Args:
+        input: (..., in_features).
+        weight: (out_features, in_features).
+        bias: optional (out_features,).
+
+    Returns:
+        (..., out_features).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.nn.linear(np.array([1.0, 2.0]), np.array([[1.0, 1.0], [0.0, 1.0]]),
+        ...              np.array([0.0, 10.0]))
+        array([ 3., 12.])
+        >>> ft.nn.linear(np.ones((5, 3)), np.ones((2, 3))).shape
+        (5, 2)
+    """
     out = fnp.matmul(input, fnp.swapaxes(weight, -1, -2))
     return out if bias is None else out + bias
 
 
 def embedding(input, weight, padding_idx=None):
-    """Rows of `weight` (num_embeddings, embedding_dim) picked by the integer indices `input`:
-    the result has shape input.shape + (embedding_dim,) (torch.nn.functional.embedding). The
-    rows picked at `padding_idx` get no gradient, as in PyTorch."""
+    """Rows of the table `weight` picked by integer indices, as
+    torch.nn.functional.embedding.
+
+    The gradient with respect to weight scatters (adds) into the picked rows; the rows
+    picked at `padding_idx` get no gradient, as in PyTorch (their values are still
+    returned). max_norm and sparse gradients are not supported.
+
+    Args:
+        input: an integer array of any shape, with entries in 0..num_embeddings-1.
+        weight: (num_embeddings, embedding_dim).
+        padding_idx: optional row index (negative counts from the end) that gets no
+            gradient.
+
+    Returns:
+        input.shape + (embedding_dim,), weight's dtype.
+
+    Raises:
+        IndexError: an index out of range of weight's rows, or non-integer indices (raised
+            by NumPy's take on NumPy arrays).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> table = np.arange(12.0).reshape(4, 3)
+        >>> ft.nn.embedding(np.array([[0, 3], [1, 1]]), table).shape
+        (2, 2, 3)
+        >>> ft.grad(lambda w: ft.nn.embedding(np.array([0, 1]), w, padding_idx=0).sum())(table)
+        array([[0., 0., 0.],
+               [1., 1., 1.],
+               [0., 0., 0.],
+               [0., 0., 0.]])
+    """
     out = fnp.take(weight, input, axis=0)
     if padding_idx is None:
         return out

@@ -8,8 +8,36 @@ __all__ = ["group_norm"]
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Normalize input (N, C, *S) over groups of C / num_groups channels, then scale by weight
-    (C,) and shift by bias (C,) when given. Biased variance, as PyTorch."""
+    """Group normalization of input (N, C, *S), as torch.nn.functional.group_norm.
+
+    The C channels split into num_groups consecutive groups; each example's group is
+    normalized to zero mean and unit variance (biased, as PyTorch) over its channels and all
+    spatial positions, then scaled by weight and shifted by bias per channel. Examples never
+    mix, so it works under vmap and gives true per-example gradients. num_groups=1 is a
+    layer norm over (C, *S); num_groups=C is an instance norm.
+
+    Args:
+        input: (N, C, *S), at least 2-d.
+        num_groups: a positive divisor of C.
+        weight: optional (C,) scale.
+        bias: optional (C,) shift.
+        eps: added to the variance before the square root.
+
+    Returns:
+        An array of input's shape.
+
+    Raises:
+        ValueError: input with fewer than 2 dims, or num_groups not a positive divisor of C.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> x = np.arange(24.0).reshape(2, 4, 3)
+        >>> out = ft.nn.group_norm(x, 2, weight=np.ones(4), bias=np.zeros(4))
+        >>> out.shape
+        (2, 4, 3)
+        >>> bool(np.allclose(out.reshape(2, 2, 6).mean(axis=-1), 0.0))
+        True
+    """
     s = shape(input)
     if len(s) < 2:
         raise ValueError(f"group_norm: input must have shape (N, C, ...), got shape {s}")
