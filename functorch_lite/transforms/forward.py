@@ -251,9 +251,20 @@ def jvp(f, primals, tangents, has_aux=False):
     float0 tangents (Note [integer inputs and float0]). With has_aux, f returns (out, aux) and
     jvp returns (out, tangent_out, aux).
 
+    Args:
+        f: the function, called as f(*primals); its output is any pytree of arrays.
+        primals: tuple of the positional arguments of f (the point).
+        tangents: tuple with one tangent pytree per primal (the direction).
+        has_aux: f returns (output, aux); aux is returned as the third element.
+
+    Returns:
+        (output, tangent_out), or (output, tangent_out, aux) with has_aux=True; tangent_out
+        has the output's structure.
+
     Raises:
-        ValueError: primals and tangents of different structures or shapes.
-        TypeError: a tangent whose dtype does not fit its primal.
+        ValueError: primals and tangents of different lengths, structures or shapes.
+        TypeError: primals or tangents that are not tuples, a tangent whose dtype does not
+            fit its primal, or a tangent for a non-array primal.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -405,6 +416,20 @@ def linearize(f, *primals, has_aux=False):
     As vjp, it works on private copies of the input arrays and returns copies of the output and
     aux arrays, so writing into any of them later leaves jvp_fn unchanged (Note [residual
     snapshots] in reverse.py).
+
+    Args:
+        f: the function, called as f(*primals); its output is any pytree of arrays.
+        *primals: the point to linearize at, one pytree per positional argument of f.
+        has_aux: f returns (output, aux); aux is returned as the third element.
+
+    Returns:
+        (output, jvp_fn), or (output, jvp_fn, aux) with has_aux=True. jvp_fn takes one tangent
+        per primal and returns the output tangent.
+
+    Raises:
+        TypeError: as jvp's (a primal with no tangent space); from jvp_fn, a wrong number of
+            tangents or a tangent whose dtype does not fit its primal.
+        ValueError: from jvp_fn, a tangent whose structure or shape differs from its primal's.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
