@@ -52,7 +52,26 @@ float0 = np.dtype([("float0", np.void, 0)])
 # ---------------------------------------------------------------------------------------------
 
 class DualTensor(TransformTensor):
-    """A primal value and its tangent (same shape and dtype) at one forward-mode level."""
+    """A primal value and its tangent (same shape and dtype) at one forward-mode level.
+
+    What a function under jvp (or jacfwd) receives; `primal` (also `value`) and `tangent` hold
+    the pair. Made by forward mode only.
+
+    Args:
+        primal: the value one level down.
+        tangent: its tangent (None stands for a symbolic zero).
+        interpreter: the forward-mode interpreter that owns it.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> seen = []
+        >>> def f(x):
+        ...     seen.append((type(x).__name__, x.primal, x.tangent))
+        ...     return x
+        >>> _ = ft.jvp(f, (np.array([1.0]),), (np.array([0.5]),))
+        >>> seen
+        [('DualTensor', array([1.]), array([0.5]))]
+    """
 
     __slots__ = ("value", "tangent")
 

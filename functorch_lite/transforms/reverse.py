@@ -56,7 +56,26 @@ from ._pytree import (as_plain, check_output_leaf, dtype_of, flatten_diff_args, 
 
 
 class GradTensor(TransformTensor):
-    """A value under grad/vjp: the value one level down and the slot of its cotangent."""
+    """A value under grad/vjp: the value one level down and the slot of its cotangent.
+
+    What a function under reverse mode receives for a differentiated argument; every op on it
+    is recorded on the tape of its interpreter. Made by grad, vjp and their relatives only.
+
+    Args:
+        value: the value one level down (a raw array or a lower-level wrapper).
+        slot: the index of its cotangent in the backward pass.
+        interpreter: the reverse-mode interpreter that owns it.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> seen = []
+        >>> def f(x):
+        ...     seen.append((type(x).__name__, x.value))
+        ...     return x.sum()
+        >>> _ = ft.grad(f)(np.array([1.0, 2.0]))
+        >>> seen
+        [('GradTensor', array([1., 2.]))]
+    """
 
     __slots__ = ("value", "slot")
 

@@ -37,7 +37,26 @@ _MISSING = object()
 
 
 class BatchedTensor(TransformTensor):
-    """A batch of values seen as one example: `value` holds the batch along axis `bdim`."""
+    """A batch of values seen as one example: `value` holds the batch along axis `bdim`.
+
+    What a function under vmap receives for a batched argument: its `shape` is the
+    per-example shape. Made by vmap only.
+
+    Args:
+        value: the whole batch (a raw array or a lower-level wrapper).
+        bdim: the batch axis of `value`.
+        interpreter: the vmap interpreter that owns it.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> seen = []
+        >>> def f(x):
+        ...     seen.append((type(x).__name__, x.shape, x.bdim, x.value.shape))
+        ...     return x
+        >>> _ = ft.vmap(f, in_dims=1)(np.zeros((3, 4)))
+        >>> seen
+        [('BatchedTensor', (3,), 1, (3, 4))]
+    """
 
     __slots__ = ("value", "bdim")
 
