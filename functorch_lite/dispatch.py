@@ -24,7 +24,13 @@ from .tensor import Tensor, TransformTensor
 _MODULES = sys.modules
 
 OPS = {}
-"""Every registered Op, by name."""
+"""Every registered Op, by name (`defop` adds to it).
+
+Examples:
+    >>> import functorch_lite as ft
+    >>> ft.OPS["sin"] is ft.numpy.sin
+    True
+"""
 
 
 class Op:

@@ -82,6 +82,8 @@ class custom_vjp:
         self.name = getattr(fun, "__name__", "f")
 
     def defvjp(self, fwd, bwd):
+        """Attach the rule: fwd(*args) -> (output, residuals), bwd(residuals, ct) -> one
+        cotangent per differentiable argument. Returns the custom_vjp function."""
         self.fwd, self.bwd = fwd, bwd
         return self
 

@@ -44,7 +44,17 @@ from .. import numpy as fnp
 from ._pytree import check_output_leaf, private_copy, split_aux
 
 float0 = np.dtype([("float0", np.void, 0)])
-"""The dtype of the tangent of an integer or bool value (as JAX's float0): it holds no data."""
+"""The dtype of the tangent of an integer or bool value (as JAX's float0): it holds no data.
+
+An integer or bool primal takes None or a float0 tangent in jvp, and an integer or bool output
+gets a float0 tangent of its shape (Note [integer inputs and float0]).
+
+Examples:
+    >>> import numpy as np, functorch_lite as ft
+    >>> out, t = ft.jvp(lambda n: n * 2, (np.array([1, 2]),), (None,))
+    >>> out, t.dtype == ft.float0, t.shape
+    (array([2, 4]), True, (2,))
+"""
 
 
 # ---------------------------------------------------------------------------------------------
