@@ -323,7 +323,7 @@ class custom_jvp:
         TypeError: a call with keyword arguments, a non-array argument not listed in
             nondiff_argnums, a rule whose output tangent has the wrong structure, or a function
             closing over a value being transformed.
-        AttributeError: the function is called under a transform before defjvp.
+        AttributeError: the function is called before defjvp attached a rule.
         RuleError: the rule returns a tangent whose shape or dtype does not fit the output.
 
     Examples:

@@ -456,8 +456,9 @@ def linearize(f, *primals, has_aux=False):
         per primal and returns the output tangent.
 
     Raises:
-        TypeError: as jvp's (a primal with no tangent space); from jvp_fn, a wrong number of
-            tangents or a tangent whose dtype does not fit its primal.
+        TypeError: has_aux=True and f does not return a pair; from jvp_fn, a wrong number of
+            tangents, a tangent whose dtype does not fit its primal, or a non-None tangent for
+            an integer or non-array primal.
         ValueError: from jvp_fn, a tangent whose structure or shape differs from its primal's.
 
     Examples:
