@@ -9,7 +9,12 @@ import numpy
 
 
 class DeviceMismatchError(TypeError):
-    """An op received NumPy (CPU) and CuPy (GPU) arrays together."""
+    """An op received NumPy (CPU) and CuPy (GPU) arrays together.
+
+    Move every operand to one device first (cupy.asarray, or .get() back to NumPy). A
+    subclass of TypeError; the message names the op. It needs CuPy to occur, so there is no
+    runnable example here: `fnp.add(numpy_array, cupy_array)` raises it.
+    """
 
 
 def _cupy():

@@ -24,11 +24,41 @@ from .tensor import Tensor, TransformTensor
 _MODULES = sys.modules
 
 OPS = {}
-"""Every registered Op, by name."""
+"""Every registered Op, by name (`defop` adds to it).
+
+Examples:
+    >>> import functorch_lite as ft
+    >>> ft.OPS["sin"] is ft.numpy.sin
+    True
+"""
 
 
 class Op:
-    """A primitive operation. Calling it with no wrapper among the operands runs the kernel."""
+    """A primitive operation: a name, a kernel and a table of rules keyed by transform.
+
+    Calling it with no wrapper among the operands runs the kernel; with a wrapper it is
+    dispatched to the transform owning the innermost one. Make ops with `defop` (which also
+    registers them in OPS) rather than constructing Op directly.
+
+    Args:
+        name: the op's name.
+        kernel: `kernel(xp, *operands, **params)` on raw arrays.
+        differentiable: False for ops with no derivative.
+        multiple_results: the kernel returns a tuple.
+        doc: the op's docstring.
+        numpy_impl: optional NumPy function equal to the kernel with xp=numpy.
+
+    Raises:
+        NotImplementedError: from `op.rule(kind)` (so from a transform) when the op has no rule
+            for that transform.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.OPS["sin"].name, isinstance(ft.OPS["sin"], ft.Op)
+        ('sin', True)
+        >>> ft.OPS["sin"](np.array([0.0]))
+        array([0.])
+    """
 
 
     def __init__(self, name, kernel, *, differentiable=True, multiple_results=False, doc=None,
@@ -90,9 +120,40 @@ class Op:
 
 def defop(name, kernel, *, differentiable=True, multiple_results=False, doc=None,
           numpy_impl=None):
-    """Create and register a primitive. `kernel(xp, *operands, **params)` computes it on raw
-    arrays with the array module `xp` (numpy or cupy); `numpy_impl`, if given, is a NumPy
-    function equal to `kernel` with xp=numpy (a faster path on the CPU)."""
+    """Create and register a primitive op.
+
+    The op runs its kernel on raw arrays and is offered to the transforms when an operand is a
+    wrapper; attach its rules with `op.def_batch_rule`, `op.def_jvp`, `op.def_vjp` (a transform
+    without a rule raises NotImplementedError naming the op; vmap falls back to a loop).
+    Positional arguments are operands, keyword arguments static parameters.
+
+    Args:
+        name: the op's unique name (the key in OPS).
+        kernel: `kernel(xp, *operands, **params)`, computed with the array module `xp` (numpy
+            or cupy).
+        differentiable: False for ops whose outputs have no derivative (comparisons).
+        multiple_results: the kernel returns a tuple of arrays.
+        doc: the op's docstring.
+        numpy_impl: optional NumPy function equal to `kernel` with xp=numpy (a faster CPU path).
+
+    Returns:
+        The registered Op.
+
+    Raises:
+        ValueError: an op with this name is already registered.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> cube = ft.defop("doc_cube", lambda xp, x: x ** 3)
+        >>> @cube.def_jvp
+        ... def cube_jvp(primals, tangents):
+        ...     (x,), (t,) = primals, tangents
+        ...     return cube(x), 3 * x ** 2 * t
+        >>> cube(np.array([2.0]))
+        array([8.])
+        >>> ft.jvp(cube, (np.array([2.0]),), (np.array([1.0]),))
+        (array([8.]), array([12.]))
+    """
     if name in OPS:
         raise ValueError(f"an op named {name!r} is already registered")
     op = Op(name, kernel, differentiable=differentiable,

@@ -44,7 +44,25 @@ _getframe = sys._getframe
 
 
 class EscapedWrapperError(RuntimeError):
-    """A wrapper was used after the transform that made it had returned, or in another thread."""
+    """A wrapper was used after the transform that made it had returned, or in another thread.
+
+    A transform's values exist only while it runs, in its own thread: one that leaks through a
+    closure, a global or a side output cannot be used later. Return values from the
+    transformed function instead. A subclass of RuntimeError.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> leaked = []
+        >>> def f(x):
+        ...     leaked.append(x)
+        ...     return x.sum()
+        >>> _ = ft.grad(f)(np.array([1.0]))
+        >>> try:
+        ...     np.sin(leaked[0])
+        ... except ft.EscapedWrapperError:
+        ...     print("escaped")
+        escaped
+    """
 
 
 class _Stack(threading.local):
@@ -72,9 +90,19 @@ def stack():
 
 
 def reset_level_stack():
-    """Empty this thread's level stack, marking every interpreter on it dead; returns how many
-    were removed. Only needed to recover by hand from a stack left inconsistent (the transforms
-    clean up after themselves); call it outside every transform."""
+    """Empty this thread's level stack, marking every interpreter on it dead.
+
+    Only needed to recover by hand from a stack left inconsistent (the transforms clean up
+    after themselves); call it outside every transform.
+
+    Returns:
+        How many interpreters were removed (0 when the stack was already empty).
+
+    Examples:
+        >>> import functorch_lite as ft
+        >>> ft.reset_level_stack()
+        0
+    """
     interpreters = _STACK.interpreters
     entries = interpreters[:]
     _remove_from(interpreters, entries, 0)
@@ -123,7 +151,25 @@ class Interpreter:
     """Base of the transform interpreters. See Note [levels and escaped wrappers].
 
     Subclasses implement `process(op, args, params)` and may refine `concretize`. Enter one with
-    a `with` statement in the function that runs the transform.
+    a `with` statement in the function that runs the transform: entering pushes it on this
+    thread's level stack (it gets the next level), leaving pops it and marks it dead, so
+    wrappers it made raise EscapedWrapperError afterwards.
+
+    Raises:
+        EscapedWrapperError: from `check_alive`, a wrapper used after its transform returned
+            or in another thread.
+        TypeError: from `concretize`, a wrapper converted to a Python value (bool, int, float)
+            or a raw array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> levels = []
+        >>> def f(x):
+        ...     levels.append((x._interpreter.name, x.level))
+        ...     return x
+        >>> _ = ft.vmap(f)(np.zeros(2))
+        >>> levels
+        [('vmap', 1)]
     """
 
     name = "interpreter"

@@ -18,7 +18,26 @@ from .backend import is_array
 
 
 class RuleError(ValueError):
-    """A user-written rule returned something of the wrong shape, dtype or structure."""
+    """A user-written rule returned something of the wrong shape, dtype or structure.
+
+    Raised when the rule runs (rules attached with def_rule / def_jvp / def_vjp /
+    register_batch_rule, and custom_vjp / custom_jvp functions), naming the rule, the value
+    and both shapes. A subclass of ValueError.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> @ft.custom_jvp
+        ... def f(x):
+        ...     return x * 2
+        >>> @f.defjvp
+        ... def f_jvp(primals, tangents):
+        ...     return f(primals[0]), tangents[0][:1]
+        >>> try:
+        ...     ft.jvp(f, (np.ones(2),), (np.ones(2),))
+        ... except ft.RuleError:
+        ...     print("caught")
+        caught
+    """
 
     vmap_user_error = True   # vmap passes it on as it is (it is not a kernel's shape error)
 

@@ -24,6 +24,32 @@ class Tensor:
     `level` orders dispatch: an op offers itself to the highest-level wrapper type first. A
     user-defined subclass has level 0 by default, so it sees an op after every running transform
     has unwrapped its own level; set a larger class attribute to see ops earlier.
+
+    A subclass provides `shape`, `dtype` and the classmethod
+    `__tensor_function__(cls, op, types, args, params)`, which handles `op(*args, **params)` or
+    returns NotImplemented to pass it on; the array interface (operators, methods, indexing,
+    np.* functions) then routes through it.
+
+    Raises:
+        TypeError: converting an instance to a Python value or raw array (bool(t),
+            np.asarray(t)) unless the subclass defines `_concretize`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> class Logged(ft.Tensor):
+        ...     log = []
+        ...     def __init__(self, value):
+        ...         self.value = value
+        ...     shape = property(lambda self: self.value.shape)
+        ...     dtype = property(lambda self: self.value.dtype)
+        ...     @classmethod
+        ...     def __tensor_function__(cls, op, types, args, params):
+        ...         cls.log.append(op.name)
+        ...         raw = [a.value if isinstance(a, Logged) else a for a in args]
+        ...         return Logged(op(*raw, **params))
+        >>> out = np.sin(Logged(np.zeros(2))) + 1.0
+        >>> out.value, Logged.log
+        (array([1., 1.]), ['sin', 'add'])
     """
 
     __slots__ = ()
@@ -151,6 +177,22 @@ class TransformTensor(Tensor):
     A subclass stores the value one level down (a raw array or a lower-level wrapper) in
     `value`; shape, dtype and array module are read off it (BatchedTensor refines `shape` to
     the per-example view). See Note [levels and escaped wrappers] in interpreter.py.
+    Users meet subclasses of it (BatchedTensor, GradTensor, DualTensor) as the arguments a
+    transformed function receives; they behave like arrays while the transform runs.
+
+    Raises:
+        EscapedWrapperError: the wrapper is used after its transform returned, or in another
+            thread.
+        TypeError: a conversion to a Python value or raw array that the transform cannot give
+            (bool(x) on a batched value; any conversion under jit is TracerConversionError).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> seen = []
+        >>> _ = ft.grad(lambda x: seen.append(isinstance(x, ft.TransformTensor)) or x.sum())(
+        ...     np.ones(2))
+        >>> seen
+        [True]
     """
 
     __slots__ = ("_interpreter",)

@@ -18,11 +18,38 @@ from ..tensor import Tensor
 
 
 class PerformanceWarning(UserWarning):
-    """vmap ran an op through the slow per-example loop because it has no batching rule."""
+    """vmap ran an op through the slow per-example loop because it has no batching rule.
+
+    Issued once per op (until the record is cleared); the result is still correct. Give the op
+    a rule with `register_batch_rule`, or make the fallback an error with `fallback_as_error`.
+
+    Examples:
+        >>> import warnings, numpy as np, functorch_lite as ft
+        >>> inc = ft.OPS.get("doc_inc_warn") or ft.defop("doc_inc_warn", lambda xp, x: x + 1)
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     out = ft.vmap(inc)(np.array([1.0, 2.0]))
+        >>> out, any(issubclass(w.category, ft.PerformanceWarning) for w in caught)
+        (array([2., 3.]), True)
+    """
 
 
 class MissingBatchRuleError(NotImplementedError):
-    """An op without a batching rule was met under vmap while the fallback is an error."""
+    """An op without a batching rule was met under vmap while the fallback is an error.
+
+    Raised inside `fallback_as_error()` or after `set_fallback_error(True)`; a subclass of
+    NotImplementedError. The message names the op.
+
+    Examples:
+        >>> import warnings, numpy as np, functorch_lite as ft
+        >>> inc = ft.OPS.get("doc_inc_error") or ft.defop("doc_inc_error", lambda xp, x: x + 1)
+        >>> try:
+        ...     with ft.fallback_as_error():
+        ...         ft.vmap(inc)(np.array([1.0, 2.0]))
+        ... except ft.MissingBatchRuleError as err:
+        ...     print("doc_inc_error" in str(err))
+        True
+    """
 
 
 class _Setting(threading.local):
@@ -35,8 +62,29 @@ _LOCK = threading.Lock()
 
 
 def set_fallback_error(enabled=True):
-    """Make the loop fallback an error (True) or a warning (False) in the current thread;
-    returns the old setting (pass it back to restore it)."""
+    """Make vmap's per-example loop fallback an error (True) or a warning (False).
+
+    The setting belongs to the current thread; `fallback_as_error` is the scoped form.
+
+    Args:
+        enabled: True to raise MissingBatchRuleError for an op without a batching rule,
+            False to loop over the examples with a PerformanceWarning (the default state).
+
+    Returns:
+        The previous setting (pass it back to restore it).
+
+    Examples:
+        >>> import warnings, numpy as np, functorch_lite as ft
+        >>> inc = ft.OPS.get("doc_inc_set") or ft.defop("doc_inc_set", lambda xp, x: x + 1)
+        >>> old = ft.set_fallback_error(True)
+        >>> try:
+        ...     ft.vmap(inc)(np.array([1.0]))
+        ... except ft.MissingBatchRuleError:
+        ...     print("no batching rule")
+        no batching rule
+        >>> ft.set_fallback_error(old)
+        True
+    """
     old = _STATE.error
     _STATE.error = bool(enabled)
     return old
@@ -44,9 +92,24 @@ def set_fallback_error(enabled=True):
 
 @contextlib.contextmanager
 def fallback_as_error(enabled=True):
-    """Within the block (in the current thread), an op with no batching rule raises
-    MissingBatchRuleError (or, with enabled=False, falls back with a warning). Blocks nest:
-    leaving one restores the setting it found on entry."""
+    """Context manager: within the block, vmap of an op with no batching rule is an error.
+
+    In the current thread, such an op raises MissingBatchRuleError (or, with enabled=False,
+    falls back to the loop with a warning). Blocks nest: leaving one restores the setting it
+    found on entry. Useful in tests, to prove a function is batched by rules only.
+
+    Args:
+        enabled: True (error) or False (loop fallback with a PerformanceWarning).
+
+    Returns:
+        A context manager.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> with ft.fallback_as_error():
+        ...     ft.vmap(np.sin)(np.zeros(2))
+        array([0., 0.])
+    """
     old = _STATE.error
     try:  # set inside the try: an interrupt right after setting still restores
         _STATE.error = bool(enabled)
@@ -56,7 +119,22 @@ def fallback_as_error(enabled=True):
 
 
 def fallback_ops():
-    """Names of the ops that ran through the loop fallback since the last clear, sorted."""
+    """Names of the ops that ran through vmap's loop fallback since the last clear, sorted.
+
+    A quick audit after running a model under vmap: every name listed lacks a batching rule.
+
+    Returns:
+        A sorted list of op names.
+
+    Examples:
+        >>> import warnings, numpy as np, functorch_lite as ft
+        >>> inc = ft.OPS.get("doc_inc_record") or ft.defop("doc_inc_record", lambda xp, x: x + 1)
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     _ = ft.vmap(inc)(np.array([1.0, 2.0]))
+        >>> "doc_inc_record" in ft.fallback_ops()
+        True
+    """
     return sorted(_FELL_BACK)
 
 

@@ -249,6 +249,30 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
     PerformanceWarning says which part of the signature keeps changing; the cache keeps the
     `cache_size` most recently compiled programs. Inside another transform the body runs inline.
     Usable as a decorator, with or without arguments.
+
+    Args:
+        f: the function to compile (omit it to get a decorator with the given options).
+        static_argnums: int or tuple of ints, positional arguments treated as static.
+        static_argnames: names of keyword arguments treated as static.
+        max_retraces: traces after which a PerformanceWarning is issued.
+        cache_size: how many compiled programs are kept (least recently used dropped).
+
+    Returns:
+        A callable with f's arguments and results, or a decorator when f is None.
+
+    Raises:
+        TypeError: static_argnums that are not ints, a static argument that is not hashable,
+            or (TracerConversionError, a TypeError) Python control flow or a conversion such
+            as float(x) on a traced value while tracing.
+        ValueError: static_argnums out of range for a call.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> f = ft.jit(lambda x, y: np.sin(x) * y + y)
+        >>> bool(np.allclose(f(np.array([0.0, 1.0]), 2.0), np.sin([0.0, 1.0]) * 2 + 2))
+        True
+        >>> ft.jit(lambda x, n: x ** n, static_argnums=1)(np.array([2.0]), 3)
+        array([8.])
     """
     if f is None:
         return lambda g: jit(g, static_argnums=static_argnums, static_argnames=static_argnames,
@@ -270,8 +294,31 @@ class Graph:
 
 
 def make_graph(f, *, static_argnums=(), static_argnames=()):
-    """f -> function of f's arguments returning the Graph ft.jit would compile for them (as
-    jax.make_jaxpr): `print(ft.make_graph(f)(x))` shows one primitive per line."""
+    """The program ft.jit would compile for f, to read (as jax.make_jaxpr).
+
+    `print(ft.make_graph(f)(x))` shows the traced program and the program after the passes,
+    one primitive per line; `.traced` and `.optimized` hold them and `.source` the generated
+    code.
+
+    Args:
+        f: the function to trace.
+        static_argnums: as in `jit`.
+        static_argnames: as in `jit`.
+
+    Returns:
+        A function of f's arguments returning a Graph.
+
+    Raises:
+        TypeError: as `jit` (static arguments, conversions of traced values), when the returned
+            function is called.
+        ValueError: static_argnums out of range for the call.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> g = ft.make_graph(lambda x: np.sin(x) * 2.0)(np.ones(3))
+        >>> len(g.traced) >= 2 and "sin" in str(g)
+        True
+    """
     jitted = Jitted(f, static_argnums, static_argnames, max_retraces=1 << 30, cache_size=1)
 
     def graph(*args, **kwargs):

@@ -15,7 +15,21 @@ from .ir import Const, Eqn, Program, Var
 
 
 class TracerConversionError(TypeError):
-    """A traced value was turned into a Python value or raw array during ft.jit tracing."""
+    """A traced value was turned into a Python value or raw array during ft.jit tracing.
+
+    The compiled program replays array operations only, so `if x > 0:`, `float(x)` or
+    `np.asarray(x)` on a traced argument cannot be recorded. Mark the argument static, or use
+    array ops (np.where). A subclass of TypeError.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> f = ft.jit(lambda x: x if float(x[0]) > 0 else -x)
+        >>> try:
+        ...     f(np.array([1.0]))
+        ... except ft.TracerConversionError:
+        ...     print("caught")
+        caught
+    """
 
 
 class TraceTensor(TransformTensor):

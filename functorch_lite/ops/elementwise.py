@@ -56,9 +56,23 @@ isfinite = _ufunc_op("isfinite", differentiable=False)
 logical_not = _ufunc_op("logical_not", differentiable=False)
 stop_gradient = defop(
     "stop_gradient", lambda xp, x: x, numpy_impl=lambda x: x, differentiable=False,
-    doc="The identity, seen by every transform as a constant: no tangent or cotangent flows "
-        "through it (jax.lax.stop_gradient). For terms whose derivative is known to cancel, "
-        "such as the max shift of logsumexp, so that no transform computes it.")
+    doc="""The identity, seen by every transform as a constant (jax.lax.stop_gradient).
+
+    No tangent or cotangent flows through it; vmap batches it as the identity. For terms whose
+    derivative is known to cancel, such as the max shift of logsumexp, so that no transform
+    computes it.
+
+    Args:
+        x: an array (or a value under a transform).
+
+    Returns:
+        x's value, with a zero derivative.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.grad(lambda x: x * ft.stop_gradient(x))(3.0)
+        array(3.)
+    """)
 round = defop("round", lambda xp, x, decimals=0: xp.round(x, decimals), differentiable=False,
               doc="Round to `decimals` places (half to even), as numpy.round.")
 

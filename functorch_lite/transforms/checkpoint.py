@@ -34,8 +34,21 @@ from .reverse import GradTensor, ReverseInterpreter, _Node
 # -- policies ---------------------------------------------------------------------------------
 
 class checkpoint_policies:
-    """Policies for `checkpoint(f, policy=...)`, as `jax.checkpoint_policies`: functions
-    `policy(op, *operands, **params) -> bool` saying whether an op's output may be kept."""
+    """Policies for `checkpoint(f, policy=...)`, as `jax.checkpoint_policies`.
+
+    Each is a function `policy(op, *operands, **params) -> bool` saying whether an op's output
+    may be kept instead of recomputed: `nothing_saveable` (the default), `everything_saveable`
+    and `dots_saveable` (alias `checkpoint_dots`). Any function of that signature is a policy.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> f = ft.checkpoint(lambda w, x: np.tanh(x @ w).sum(),
+        ...                   policy=ft.checkpoint_policies.dots_saveable)
+        >>> w, x = np.zeros((2, 2)), np.array([[1.0, 2.0]])
+        >>> ft.grad(f)(w, x)
+        array([[1., 1.],
+               [2., 2.]])
+    """
 
     @staticmethod
     def nothing_saveable(op, *operands, **params):
@@ -64,7 +77,26 @@ def checkpoint(fun=None, *, policy=None):
     derivatives equal those of `fun` in every composition. `policy` (see `checkpoint_policies`)
     picks intermediates that may be kept after all. Usable as `@checkpoint`,
     `@checkpoint(policy=...)` or `checkpoint(f, policy=...)`.
-    See Note [checkpointed segments]."""
+    See Note [checkpointed segments].
+
+    Args:
+        fun: the function to checkpoint (omit it to get a decorator with the given policy).
+        policy: `policy(op, *operands, **params) -> bool`, which op outputs may be kept (see
+            `checkpoint_policies`; default: recompute everything).
+
+    Returns:
+        A function with fun's arguments and results, or a decorator when fun is None.
+
+    Raises:
+        TypeError: fun is not callable.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> f = ft.checkpoint(lambda x: np.sin(np.sin(x)))
+        >>> x = np.array([0.5, 1.0])
+        >>> bool(np.allclose(ft.grad(lambda x: f(x).sum())(x), np.cos(np.sin(x)) * np.cos(x)))
+        True
+    """
     if fun is None:
         return functools.partial(checkpoint, policy=policy)
     if not callable(fun):

@@ -44,7 +44,34 @@ class custom_vjp:
     dtypes (checked: a mismatch is a RuleError naming the argument and both shapes). With
     nondiff_argnums (through functools.partial(custom_vjp, nondiff_argnums=(...))) those
     arguments are static and bwd is called as bwd(*nondiff_args, residuals, ct).
-    See Note [custom_vjp under the transforms].
+    See Note [custom_vjp under the transforms]. The function has only a reverse-mode rule:
+    forward mode (jvp, jacfwd, linearize) refuses it; vmap and grad of grad work.
+
+    Args:
+        fun: the function; its positional arguments are pytrees of arrays.
+        nondiff_argnums: positions of static arguments that get no cotangent.
+
+    Returns:
+        A callable with fun's arguments; `defvjp(fwd, bwd)` attaches the rule and returns it.
+
+    Raises:
+        TypeError: the function is called with keyword arguments, before defvjp, under forward
+            mode, or it closes over a value being transformed.
+        RuleError: fwd does not return a pair, or bwd returns the wrong number of cotangents or
+            ones whose structure, shape or dtype does not fit their argument.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> @ft.custom_vjp
+        ... def clip_grad_square(x):
+        ...     return x ** 2
+        >>> def fwd(x):
+        ...     return x ** 2, x
+        >>> def bwd(x, ct):
+        ...     return (np.clip(2 * x * ct, -1.0, 1.0),)
+        >>> _ = clip_grad_square.defvjp(fwd, bwd)
+        >>> ft.grad(lambda x: clip_grad_square(x).sum())(np.array([0.25, 3.0]))
+        array([0.5, 1. ])
     """
 
     def __init__(self, fun, nondiff_argnums=()):
@@ -55,6 +82,8 @@ class custom_vjp:
         self.name = getattr(fun, "__name__", "f")
 
     def defvjp(self, fwd, bwd):
+        """Attach the rule: fwd(*args) -> (output, residuals), bwd(residuals, ct) -> one
+        cotangent per differentiable argument. Returns the custom_vjp function."""
         self.fwd, self.bwd = fwd, bwd
         return self
 
@@ -282,6 +311,32 @@ class custom_jvp:
     `nondiff_argnums` (through functools.partial) names static arguments; the rule is then
     called as `rule(*nondiff_args, primals, tangents)`. Symbolic-zero tangents reach the rule as
     explicit zeros.
+
+    Args:
+        fun: the function; its positional arguments are pytrees of arrays or numbers.
+        nondiff_argnums: positions of static arguments that get no tangent.
+
+    Returns:
+        A callable with fun's arguments; `defjvp(rule)` attaches the rule and returns it.
+
+    Raises:
+        TypeError: a call with keyword arguments, a non-array argument not listed in
+            nondiff_argnums, a rule whose output tangent has the wrong structure, or a function
+            closing over a value being transformed.
+        AttributeError: the function is called before defjvp attached a rule.
+        RuleError: the rule returns a tangent whose shape or dtype does not fit the output.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> @ft.custom_jvp
+        ... def softplus(x):
+        ...     return np.log1p(np.exp(x))
+        >>> @softplus.defjvp
+        ... def softplus_jvp(primals, tangents):
+        ...     (x,), (t,) = primals, tangents
+        ...     return softplus(x), t / (1 + np.exp(-x))
+        >>> ft.grad(lambda x: softplus(x).sum())(np.array([0.0]))
+        array([0.5])
 
     Note [custom_jvp under the transforms]
     Each call becomes a one-off primitive whose kernel is f, whose jvp rule is the user's rule,

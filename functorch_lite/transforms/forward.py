@@ -44,7 +44,17 @@ from .. import numpy as fnp
 from ._pytree import check_output_leaf, private_copy, split_aux
 
 float0 = np.dtype([("float0", np.void, 0)])
-"""The dtype of the tangent of an integer or bool value (as JAX's float0): it holds no data."""
+"""The dtype of the tangent of an integer or bool value (as JAX's float0): it holds no data.
+
+An integer or bool primal takes None or a float0 tangent in jvp, and an integer or bool output
+gets a float0 tangent of its shape (Note [integer inputs and float0]).
+
+Examples:
+    >>> import numpy as np, functorch_lite as ft
+    >>> out, t = ft.jvp(lambda n: n * 2, (np.array([1, 2]),), (None,))
+    >>> out, t.dtype == ft.float0, t.shape
+    (array([2, 4]), True, (2,))
+"""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -52,7 +62,26 @@ float0 = np.dtype([("float0", np.void, 0)])
 # ---------------------------------------------------------------------------------------------
 
 class DualTensor(TransformTensor):
-    """A primal value and its tangent (same shape and dtype) at one forward-mode level."""
+    """A primal value and its tangent (same shape and dtype) at one forward-mode level.
+
+    What a function under jvp (or jacfwd) receives; `primal` (also `value`) and `tangent` hold
+    the pair. Made by forward mode only.
+
+    Args:
+        primal: the value one level down.
+        tangent: its tangent (None stands for a symbolic zero).
+        interpreter: the forward-mode interpreter that owns it.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> seen = []
+        >>> def f(x):
+        ...     seen.append((type(x).__name__, x.primal, x.tangent))
+        ...     return x
+        >>> _ = ft.jvp(f, (np.array([1.0]),), (np.array([0.5]),))
+        >>> seen
+        [('DualTensor', array([1.]), array([0.5]))]
+    """
 
     __slots__ = ("value", "tangent")
 
@@ -251,9 +280,20 @@ def jvp(f, primals, tangents, has_aux=False):
     float0 tangents (Note [integer inputs and float0]). With has_aux, f returns (out, aux) and
     jvp returns (out, tangent_out, aux).
 
+    Args:
+        f: the function, called as f(*primals); its output is any pytree of arrays.
+        primals: tuple of the positional arguments of f (the point).
+        tangents: tuple with one tangent pytree per primal (the direction).
+        has_aux: f returns (output, aux); aux is returned as the third element.
+
+    Returns:
+        (output, tangent_out), or (output, tangent_out, aux) with has_aux=True; tangent_out
+        has the output's structure.
+
     Raises:
-        ValueError: primals and tangents of different structures or shapes.
-        TypeError: a tangent whose dtype does not fit its primal.
+        ValueError: primals and tangents of different lengths, structures or shapes.
+        TypeError: primals or tangents that are not tuples, a tangent whose dtype does not
+            fit its primal, or a tangent for a non-array primal.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -405,6 +445,21 @@ def linearize(f, *primals, has_aux=False):
     As vjp, it works on private copies of the input arrays and returns copies of the output and
     aux arrays, so writing into any of them later leaves jvp_fn unchanged (Note [residual
     snapshots] in reverse.py).
+
+    Args:
+        f: the function, called as f(*primals); its output is any pytree of arrays.
+        *primals: the point to linearize at, one pytree per positional argument of f.
+        has_aux: f returns (output, aux); aux is returned as the third element.
+
+    Returns:
+        (output, jvp_fn), or (output, jvp_fn, aux) with has_aux=True. jvp_fn takes one tangent
+        per primal and returns the output tangent.
+
+    Raises:
+        TypeError: has_aux=True and f does not return a pair; from jvp_fn, a wrong number of
+            tangents, a tangent whose dtype does not fit its primal, or a non-None tangent for
+            an integer or non-array primal.
+        ValueError: from jvp_fn, a tangent whose structure or shape differs from its primal's.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft

@@ -62,7 +62,21 @@ def jacrev(f, argnums=0, has_aux=False, chunk_size=None):
 
     Blocks have shape out.shape + in.shape; pytrees are allowed on both sides (output structure
     outermost). `chunk_size` bounds how many vjps run in one batch (memory). With has_aux=True
-    the result is (jacobian, aux). Errors are those of `grad`'s arguments (argnums, dtypes).
+    the result is (jacobian, aux).
+
+    Args:
+        f: the function; its output is any pytree of real arrays.
+        argnums: int or tuple of ints, the positional argument(s) to differentiate.
+        has_aux: f returns (output, aux); aux is passed through, not differentiated.
+        chunk_size: at most this many vjps per batch (None: all at once).
+
+    Returns:
+        A function with f's arguments returning the Jacobian (a tuple of blocks per output
+        leaf when argnums is a tuple), or (jacobian, aux) with has_aux=True.
+
+    Raises:
+        TypeError: a differentiated input that is not floating point, or a complex output.
+        ValueError: argnums out of range or repeated, or chunk_size not a positive int.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -103,6 +117,18 @@ def hessian(f, argnums=0):
     """The Hessian of a scalar f: forward over reverse, jacfwd(jacrev(f)) (as torch.func and
     JAX): one batched jvp of the gradient, n Hessian-vector products in one pass. For a
     non-scalar f the result is the Jacobian of the Jacobian (out.shape + in.shape + in.shape).
+
+    Args:
+        f: the function, real-valued (usually scalar).
+        argnums: int or tuple of ints, the positional argument(s) to differentiate.
+
+    Returns:
+        A function with f's arguments returning the Hessian, of shape in.shape + in.shape for
+        a scalar f (nested tuples of blocks when argnums is a tuple).
+
+    Raises:
+        TypeError: a differentiated input that is not floating point or is complex.
+        ValueError: argnums out of range or repeated.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -156,6 +182,19 @@ def jacfwd(f, argnums=0, has_aux=False):
     tuple of them when argnums is a tuple) whose leaves have shape out.shape + in.shape. Costs
     one batched jvp with as many examples as the inputs have elements: prefer it to jacrev when
     inputs are smaller than outputs.
+
+    Args:
+        f: the function; its output is any pytree of arrays.
+        argnums: int or tuple of ints, the positional argument(s) to differentiate.
+        has_aux: f returns (output, aux); aux is passed through, not differentiated.
+
+    Returns:
+        A function with f's arguments returning the Jacobian, or (jacobian, aux) with
+        has_aux=True.
+
+    Raises:
+        TypeError: a differentiated input that is not floating point, or a complex input.
+        ValueError: argnums out of range or repeated.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft

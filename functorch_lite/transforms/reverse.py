@@ -56,7 +56,26 @@ from ._pytree import (as_plain, check_output_leaf, dtype_of, flatten_diff_args, 
 
 
 class GradTensor(TransformTensor):
-    """A value under grad/vjp: the value one level down and the slot of its cotangent."""
+    """A value under grad/vjp: the value one level down and the slot of its cotangent.
+
+    What a function under reverse mode receives for a differentiated argument; every op on it
+    is recorded on the tape of its interpreter. Made by grad, vjp and their relatives only.
+
+    Args:
+        value: the value one level down (a raw array or a lower-level wrapper).
+        slot: the index of its cotangent in the backward pass.
+        interpreter: the reverse-mode interpreter that owns it.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> seen = []
+        >>> def f(x):
+        ...     seen.append((type(x).__name__, x.value))
+        ...     return x.sum()
+        >>> _ = ft.grad(f)(np.array([1.0, 2.0]))
+        >>> seen
+        [('GradTensor', array([1., 2.]))]
+    """
 
     __slots__ = ("value", "slot")
 
@@ -287,9 +306,24 @@ def _grad_and_value_impl(f, argnums, has_aux, transform, args, kwargs):
 
 
 def grad_and_value(f, argnums=0, has_aux=False):
-    """f -> function returning (gradient, value) (torch.func's order); with has_aux=True,
-    (gradient, (value, aux)), as torch.func.grad_and_value. See `grad` for the conventions
-    and errors.
+    """The gradient and the value of a scalar-valued f in one pass, gradient first.
+
+    The order is torch.func's; with has_aux=True the result is (gradient, (value, aux)), as
+    torch.func.grad_and_value. The gradient follows `grad`'s conventions.
+
+    Args:
+        f: the function; it must return a 0-d floating value (or (value, aux) with has_aux).
+        argnums: int or tuple of ints, the positional argument(s) to differentiate.
+        has_aux: f returns a pair (output, aux); aux is returned alongside, not differentiated.
+
+    Returns:
+        A function with f's arguments returning (gradient, value), or (gradient, (value, aux))
+        with has_aux=True.
+
+    Raises:
+        TypeError: a differentiated input that is not floating point, an output that is not a
+            real floating scalar, or has_aux=True and f does not return a pair.
+        ValueError: f returns a non-scalar, or argnums is out of range or repeated.
 
     Examples:
         >>> import functorch_lite as ft
@@ -303,8 +337,24 @@ def grad_and_value(f, argnums=0, has_aux=False):
 
 
 def value_and_grad(f, argnums=0, has_aux=False):
-    """f -> function returning (value, gradient) (JAX's order); with has_aux=True,
-    ((value, aux), gradient), as jax.value_and_grad. See `grad` for the conventions and errors.
+    """The value and the gradient of a scalar-valued f in one pass, value first.
+
+    The order is JAX's; with has_aux=True the result is ((value, aux), gradient), as
+    jax.value_and_grad. The gradient follows `grad`'s conventions.
+
+    Args:
+        f: the function; it must return a 0-d floating value (or (value, aux) with has_aux).
+        argnums: int or tuple of ints, the positional argument(s) to differentiate.
+        has_aux: f returns a pair (output, aux); aux is returned alongside, not differentiated.
+
+    Returns:
+        A function with f's arguments returning (value, gradient), or ((value, aux), gradient)
+        with has_aux=True.
+
+    Raises:
+        TypeError: a differentiated input that is not floating point, an output that is not a
+            real floating scalar, or has_aux=True and f does not return a pair.
+        ValueError: f returns a non-scalar, or argnums is out of range or repeated.
 
     Examples:
         >>> import functorch_lite as ft
@@ -326,9 +376,22 @@ def grad(f, argnums=0, has_aux=False):
     value (index or sum a size-1 array first). With has_aux=True f returns (output, aux) and
     the result is (gradient, aux).
 
+    Args:
+        f: the function to differentiate; it must return a 0-d floating value, or a pair
+            (output, aux) with has_aux=True.
+        argnums: int or tuple of ints, the positional argument(s) to differentiate (default 0).
+        has_aux: f returns (output, aux); aux is passed through, not differentiated.
+
+    Returns:
+        A function with f's arguments returning the gradient (a tuple of gradients when
+        argnums is a tuple), or (gradient, aux) with has_aux=True.
+
     Raises:
-        TypeError: a differentiated input that is not floating point (an integer, a bool).
-        ValueError: f returns a non-scalar, or argnums is out of range.
+        TypeError: a differentiated input that is not floating point (an integer, a bool), an
+            output that is not a real floating scalar (a tuple, a complex or integer value), or
+            has_aux=True and f does not return a pair.
+        ValueError: f returns a non-scalar, or argnums is out of range or names an argument
+            twice.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -344,13 +407,28 @@ def grad(f, argnums=0, has_aux=False):
 
 
 def vjp(f, *primals, has_aux=False):
-    """(f(*primals), vjp_fn[, aux]): vjp_fn(cotangents) maps a cotangent with the output's
-    pytree structure to a tuple with one cotangent per primal (each with that primal's
-    structure). vjp_fn may be called several times and under vmap.
+    """Reverse mode: f's output and a function pulling output cotangents back to the inputs.
+
+    vjp_fn(cotangents) maps a cotangent with the output's pytree structure to a tuple with one
+    cotangent per primal (each with that primal's structure). vjp_fn may be called several
+    times and under vmap.
 
     vjp_fn keeps giving the gradient at `primals`: the tape keeps its own copies of the input
     arrays, and the returned output and aux arrays are copies, so writing into any of them in
     place later changes nothing (Note [residual snapshots]).
+
+    Args:
+        f: the function, called as f(*primals); its output is any pytree of arrays.
+        *primals: the point to differentiate at, one pytree per positional argument of f.
+        has_aux: f returns (output, aux); aux is returned as the third element.
+
+    Returns:
+        (output, vjp_fn), or (output, vjp_fn, aux) with has_aux=True.
+
+    Raises:
+        TypeError: a primal that is not floating point, has_aux=True and f does not return a
+            pair; from vjp_fn, a cotangent whose dtype does not fit the output.
+        ValueError: from vjp_fn, a cotangent whose structure or shape differs from the output's.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft

@@ -37,7 +37,26 @@ _MISSING = object()
 
 
 class BatchedTensor(TransformTensor):
-    """A batch of values seen as one example: `value` holds the batch along axis `bdim`."""
+    """A batch of values seen as one example: `value` holds the batch along axis `bdim`.
+
+    What a function under vmap receives for a batched argument: its `shape` is the
+    per-example shape. Made by vmap only.
+
+    Args:
+        value: the whole batch (a raw array or a lower-level wrapper).
+        bdim: the batch axis of `value`.
+        interpreter: the vmap interpreter that owns it.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> seen = []
+        >>> def f(x):
+        ...     seen.append((type(x).__name__, x.shape, x.bdim, x.value.shape))
+        ...     return x
+        >>> _ = ft.vmap(f, in_dims=1)(np.zeros((3, 4)))
+        >>> seen
+        [('BatchedTensor', (3,), 1, (3, 4))]
+    """
 
     __slots__ = ("value", "bdim")
 
@@ -165,9 +184,37 @@ class VmapInterpreter(Interpreter):
 
 
 def register_batch_rule(op, rule):
-    """Attach (or replace) the batching rule of `op`: an Op, an op name, or a public function
-    of functorch_lite.numpy named after a primitive (fnp.sort). The rule's signature is
-    `rule(args, bdims, **params) -> (out, out_bdim)`; returns the rule."""
+    """Attach (or replace) the batching rule of a primitive op.
+
+    Every later vmap over the op calls the rule instead of the per-example fallback loop. The
+    rule sees the unwrapped arguments and their batch dims (None for unbatched ones) and
+    returns the output with its batch dim; it computes with library ops, so it is itself
+    transformable.
+
+    Args:
+        op: an Op, an op name, or a public function of functorch_lite.numpy named after a
+            primitive (fnp.sort).
+        rule: `rule(args, bdims, **params) -> (out, out_bdim)`.
+
+    Returns:
+        The rule, unchanged (so it can be used as a decorator body).
+
+    Raises:
+        TypeError: op is neither a primitive Op nor the name of one (a composite function).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> twice = ft.defop("doc_twice_batch", lambda xp, x: 2 * x)
+        >>> calls = []
+        >>> def twice_batch(args, bdims):
+        ...     calls.append(bdims)
+        ...     return twice(args[0]), bdims[0]
+        >>> _ = ft.register_batch_rule(twice, twice_batch)
+        >>> ft.vmap(twice)(np.array([1.0, 2.0]))
+        array([2., 4.])
+        >>> calls
+        [(0,)]
+    """
     return _resolve_op(op).def_rule("batch", rule)
 
 
@@ -207,10 +254,26 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
     outputs. axis_size: the batch size when no input is batched. chunk_size: run the batch in
     chunks of this many examples and concatenate (saves memory; same result).
 
+    Args:
+        func: the function to vectorize; it sees one example at a time.
+        in_dims: batch dim of each positional argument (int, None or a pytree prefix).
+        out_dims: where the batch dim goes in each output (int, None or a pytree prefix).
+        axis_size: the batch size, needed only when no input is batched.
+        chunk_size: run at most this many examples at a time (None: all at once).
+        in_axes: JAX's name for in_dims (give one or the other).
+        out_axes: JAX's name for out_dims (give one or the other).
+
+    Returns:
+        A function with func's arguments whose outputs carry the batch dim at out_dims.
+
     Raises:
         ValueError: in_dims/out_dims that do not match the arguments or outputs, a batch dim out
             of range, inconsistent batch sizes, no batched input without axis_size, or a result
-            whose shape would depend on the values.
+            whose shape would depend on the values; chunk_size or axis_size not a valid int.
+            An op that fails on the per-example shapes raises a ValueError (IndexError for
+            indexing) naming those shapes.
+        TypeError: both spellings of an argument (in_dims and in_axes) given, or Python
+            control flow / conversion (bool(x), int(x)) on a batched value inside func.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
