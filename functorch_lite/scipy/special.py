@@ -97,7 +97,7 @@ def logit(p):
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
-    """log(sum(b * exp(a))) over axis, shifted by the max so that it cannot overflow.
+    """log(sum(b * exp(a))) over axis (all axes when None), shifted by the max.
 
     As scipy.special.logsumexp. The max is a constant to every transform (its gradient cancels
     exactly), and an infinite max is replaced by 0 so that all -inf inputs give -inf, not NaN.
@@ -194,7 +194,7 @@ def xlog1py(x, y):
 
 
 def softmax(x, axis=None):
-    """exp(x) / sum(exp(x)) over axis, shifted by the max so that it cannot overflow.
+    """exp(x) / sum(exp(x)) over axis (all axes when None, as SciPy), shifted by the max.
 
     As scipy.special.softmax: with axis None (the default) the whole array is normalised, unlike
     nn.softmax, whose default is the last axis.
@@ -218,7 +218,7 @@ def softmax(x, axis=None):
 
 
 def log_softmax(x, axis=None):
-    """x - logsumexp(x) over axis, the log of softmax without its underflow.
+    """x - logsumexp(x) over axis (all axes when None, as SciPy).
 
     As scipy.special.log_softmax: with axis None (the default) the whole array is normalised.
 
