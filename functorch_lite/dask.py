@@ -31,15 +31,49 @@ __all__ = ["is_dask_array", "vmap_over_chunks", "grad_sum", "value_and_grad_sum"
 
 
 def is_dask_array(x):
-    """Whether `x` is a dask.array.Array."""
+    """Whether `x` is a dask.array.Array.
+
+    The test vmap uses to send a call to vmap_over_chunks: any batched argument leaf for which
+    it holds turns the call into a Dask graph.
+
+    Args:
+        x: any object.
+
+    Returns:
+        True for a dask.array.Array (not for Dask delayed objects or NumPy arrays), else False.
+
+    Examples:
+        >>> import numpy as np, dask.array as da
+        >>> from functorch_lite.dask import is_dask_array
+        >>> is_dask_array(da.ones(3, chunks=1)), is_dask_array(np.ones(3))
+        (True, False)
+    """
     return isinstance(x, da.Array)
 
 
 def chunk_memory_limit():
-    """Bytes one rechunked input chunk may hold: the config value `functorch_lite.chunk-limit`
-    (`dask.config.set({"functorch_lite.chunk-limit": "2GB"})`) if set, else the smallest worker
-    memory limit of the active `distributed.Client`, else None (no limit: the threads scheduler
-    shares this process's memory)."""
+    """Bytes one rechunked input chunk may hold.
+
+    vmap over a Dask array makes every non-batch dimension one chunk; before building the graph
+    it checks each such chunk against this limit and raises MemoryError rather than let a
+    worker run out of memory. The limit is the config value `functorch_lite.chunk-limit`
+    (`dask.config.set({"functorch_lite.chunk-limit": "2GB"})`) if set, else the smallest
+    worker memory limit of the active `distributed.Client`, else None (no limit: the threads
+    scheduler shares this process's memory).
+
+    Returns:
+        The limit in bytes (an int), or None.
+
+    Raises:
+        ValueError: the config value is a string Dask cannot read as a size ("2GB", "500 MiB").
+
+    Examples:
+        >>> import dask
+        >>> from functorch_lite.dask import chunk_memory_limit
+        >>> with dask.config.set({"functorch_lite.chunk-limit": "2GB"}):
+        ...     chunk_memory_limit()
+        2000000000
+    """
     limit = dask.config.get("functorch_lite.chunk-limit", None)
     if limit is not None:
         return dask.utils.parse_bytes(limit) if isinstance(limit, str) else int(limit)
@@ -110,8 +144,36 @@ def _map_chunks(chunk_fn, leaves, dims):
 def vmap_over_chunks(func, in_dims, out_dims, args, kwargs, leaves, dims):
     """vmap(func, in_dims, out_dims)(*args, **kwargs) as a Dask graph, one task per batch chunk.
 
-    `leaves`/`dims` are the arguments' leaves in optree's order and the in_dim of each (vmap
-    has already computed them). Returns the outputs as Dask arrays.
+    What ft.vmap calls when a batched argument is a Dask array; call ft.vmap instead unless you
+    already have the leaves and their dims. Batched leaves keep the batch chunks of the first
+    batched Dask leaf and become one chunk in every other dimension; unbatched leaves enter the
+    graph once each. The first example is computed at once to learn the outputs' structure,
+    shapes and dtypes; the rest is lazy.
+
+    Args:
+        func: the function to map, as for vmap.
+        in_dims: vmap's in_dims.
+        out_dims: vmap's out_dims.
+        args: the positional arguments (a tuple).
+        kwargs: the keyword arguments (a dict, never mapped over).
+        leaves: the leaves of `args` in optree's order.
+        dims: the batch dim of each leaf (None for an unbatched one).
+
+    Returns:
+        The outputs of vmap, with the structure of func's output, as Dask arrays chunked along
+        their batch dim as the input was.
+
+    Raises:
+        ValueError: the batch dimension's chunk sizes are unknown (NaN).
+        MemoryError: a rechunked input chunk would exceed chunk_memory_limit().
+
+    Examples:
+        >>> import optree, dask.array as da
+        >>> from functorch_lite.dask import vmap_over_chunks
+        >>> args = (da.ones((6, 3), chunks=2),)
+        >>> out = vmap_over_chunks(lambda r: r.sum(), 0, 0, args, {}, optree.tree_leaves(args), [0])
+        >>> out.chunks, out.compute().tolist()
+        (((2, 2, 2),), [3.0, 3.0, 3.0, 3.0, 3.0, 3.0])
     """
     mapped = vmap(func, in_dims=in_dims, out_dims=out_dims)
     rebuild = functools.partial(optree.tree_unflatten, optree.tree_structure(args))
@@ -205,17 +267,68 @@ def _row(box):
 
 
 def grad_sum(f, argnums=0, *, in_dims=None, split_every=None):
-    """For `f(params, *batch)` returning one example's scalar loss, a function returning the sum
-    over a Dask-chunked batch of the gradients with respect to argument(s) `argnums`, as NumPy
-    arrays with the structure of those arguments (it computes at once).
+    """The gradient of a loss summed over a Dask-chunked batch, computed chunk by chunk.
 
-    in_dims: one entry per argument, as vmap's; by default None for the differentiated
-    arguments and 0 for the others. Each chunk runs one reverse pass over its loss sum; the
-    per-chunk gradients are added by Dask's tree reduction (`split_every` chunks per node).
+    For `f(params, *batch)` returning one example's scalar loss, returns a function of the same
+    arguments giving the sum over the batch of the gradients with respect to argument(s)
+    `argnums`, as NumPy arrays with the structure of those arguments. Calling it computes at
+    once: each chunk runs one reverse pass over its loss sum, and the per-chunk gradients are
+    added by Dask's tree reduction, on whatever scheduler Dask would use.
+
+    Args:
+        f: the per-example loss, returning a scalar.
+        argnums: int or tuple of ints: the (unbatched) arguments to differentiate.
+        in_dims: one entry per argument, as vmap's; by default None for the differentiated
+            arguments and 0 for the others.
+        split_every: chunks added per node of the reduction tree (Dask's default if None).
+
+    Returns:
+        A function returning the summed gradient (a tuple of them for a tuple argnums).
+
+    Raises:
+        ValueError: (when called) `in_dims` has not one entry per argument, or a
+            differentiated argument is batched.
+        TypeError: (when called) no batched argument is a Dask array.
+        MemoryError: (when called) a rechunked input chunk would exceed chunk_memory_limit().
+
+    Examples:
+        >>> import numpy as np, dask.array as da
+        >>> from functorch_lite.dask import grad_sum
+        >>> w, x = np.array([1.0, 2.0]), np.arange(12.0).reshape(6, 2)
+        >>> g = grad_sum(lambda w, xi: (w @ xi) ** 2)(w, da.from_array(x, chunks=2))
+        >>> bool(np.allclose(g, (2 * (x @ w)) @ x))
+        True
     """
     return _gradient_sum(f, argnums, in_dims, split_every, with_value=False)
 
 
 def value_and_grad_sum(f, argnums=0, *, in_dims=None, split_every=None):
-    """As `grad_sum`, returning (sum of the losses, sum of the gradients) (JAX's order)."""
+    """As `grad_sum`, returning (sum of the losses, sum of the gradients) (JAX's order).
+
+    The losses are summed in the same pass and tree reduction as the gradients.
+
+    Args:
+        f: the per-example loss, returning a scalar.
+        argnums: int or tuple of ints: the (unbatched) arguments to differentiate.
+        in_dims: one entry per argument, as vmap's; by default None for the differentiated
+            arguments and 0 for the others.
+        split_every: chunks added per node of the reduction tree (Dask's default if None).
+
+    Returns:
+        A function returning (loss sum, gradient sum), the sum a NumPy scalar.
+
+    Raises:
+        ValueError: (when called) `in_dims` has not one entry per argument, or a
+            differentiated argument is batched.
+        TypeError: (when called) no batched argument is a Dask array.
+        MemoryError: (when called) a rechunked input chunk would exceed chunk_memory_limit().
+
+    Examples:
+        >>> import numpy as np, dask.array as da
+        >>> from functorch_lite.dask import value_and_grad_sum
+        >>> w, x = np.array([1.0, 2.0]), np.arange(12.0).reshape(6, 2)
+        >>> loss, g = value_and_grad_sum(lambda w, xi: (w @ xi) ** 2)(w, da.from_array(x, chunks=2))
+        >>> bool(np.isclose(loss, ((x @ w) ** 2).sum())), g.shape
+        (True, (2,))
+    """
     return _gradient_sum(f, argnums, in_dims, split_every, with_value=True)

@@ -18,7 +18,24 @@ from .numpy._util import dtype_of
 
 
 class Optimizer(NamedTuple):
-    """An (init, update) pair of pure functions."""
+    """An (init, update) pair of pure functions.
+
+    `init(params) -> state` makes the optimizer state for a parameter pytree;
+    `update(grads, state, params=None) -> (updates, state)` turns gradients into updates to add
+    with apply_updates. Neither changes its arguments, so a whole training step stays a pure
+    function that transforms can map over.
+
+    Attributes:
+        init: params -> state.
+        update: (grads, state, params=None) -> (updates, new state).
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite import optim
+        >>> opt = optim.sgd(lr=0.5)
+        >>> isinstance(opt, optim.Optimizer), opt.init({"w": np.zeros(2)})["count"]
+        (True, 0)
+    """
     init: Callable
     update: Callable
 
@@ -29,6 +46,16 @@ def _map(fn, tree, *rest):
 
 def apply_updates(params, updates):
     """params + updates, leaf by leaf (each result keeps its parameter's dtype).
+
+    Args:
+        params: a pytree of arrays (or Python numbers).
+        updates: a pytree of the same structure, as an optimizer's update returns.
+
+    Returns:
+        The new parameters, a pytree like params.
+
+    Raises:
+        ValueError: the two pytrees do not have the same structure (from optree).
 
     Examples:
         >>> import numpy as np
@@ -58,6 +85,15 @@ def sgd(lr, momentum=0.0, nesterov=False, weight_decay=0.0):
     buf = momentum * buf + g (buf = g on the first step); the step is g + momentum * buf with
     nesterov, else buf; the update is -lr * step. The state is the momentum buffers (None
     without momentum) and a step count.
+
+    Args:
+        lr: the learning rate.
+        momentum: the momentum factor (0 for plain SGD).
+        nesterov: use Nesterov momentum (needs momentum > 0).
+        weight_decay: L2 penalty added to the gradient (then update needs params).
+
+    Returns:
+        An Optimizer (init, update).
 
     Raises:
         ValueError: nesterov without momentum; `update` without params when weight_decay is set.
@@ -118,8 +154,21 @@ def adam(lr, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.0):
     """Adam as torch.optim.Adam: weight decay is an L2 term added to the gradient; the update
     is -lr * m_hat / (sqrt(v_hat) + eps) with bias-corrected moment estimates.
 
-    Returns an Optimizer (init, update); `update(grads, state, params)` raises ValueError
-    without params when weight_decay is set.
+    The state is a step count and the first and second moment estimates (mu, nu), each a
+    pytree like params.
+
+    Args:
+        lr: the learning rate.
+        b1: decay rate of the first moment estimate.
+        b2: decay rate of the second moment estimate.
+        eps: added to sqrt(v_hat) in the denominator.
+        weight_decay: L2 penalty added to the gradient (then update needs params).
+
+    Returns:
+        An Optimizer (init, update).
+
+    Raises:
+        ValueError: (from update) weight_decay is set and no params are given.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -137,13 +186,46 @@ def adam(lr, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.0):
 
 
 def adamw(lr, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01):
-    """AdamW as torch.optim.AdamW: Adam with decoupled weight decay, the update being
-    -lr * (m_hat / (sqrt(v_hat) + eps) + weight_decay * p)."""
+    """AdamW as torch.optim.AdamW: Adam with decoupled weight decay.
+
+    The update is -lr * (m_hat / (sqrt(v_hat) + eps) + weight_decay * p): the decay shrinks
+    the parameters directly instead of entering the moment estimates, as in Loshchilov and
+    Hutter (2019). Note the default weight_decay 0.01, as torch's.
+
+    Args:
+        lr: the learning rate.
+        b1: decay rate of the first moment estimate.
+        b2: decay rate of the second moment estimate.
+        eps: added to sqrt(v_hat) in the denominator.
+        weight_decay: the decoupled decay factor (update needs params unless it is 0).
+
+    Returns:
+        An Optimizer (init, update).
+
+    Raises:
+        ValueError: (from update) weight_decay is set and no params are given.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite import optim
+        >>> opt, params = optim.adamw(lr=0.1, weight_decay=0.1), {"w": np.array([1.0, -2.0])}
+        >>> updates, state = opt.update({"w": np.zeros(2)}, opt.init(params), params)
+        >>> updates["w"]                          # decay alone: -lr * weight_decay * p
+        array([-0.01,  0.02])
+    """
     return _adam(lr, b1, b2, eps, weight_decay, decoupled=True, name="adamw")
 
 
 def global_norm(tree):
     """The L2 norm of all leaves of a pytree taken together.
+
+    sqrt of the sum of squares of every entry of every leaf: the norm of the flattened tree.
+
+    Args:
+        tree: a pytree of real arrays.
+
+    Returns:
+        A 0-d array (0.0 for a tree without leaves).
 
     Examples:
         >>> import numpy as np
@@ -157,6 +239,16 @@ def global_norm(tree):
 def clip_by_global_norm(grads, max_norm):
     """grads scaled by min(1, max_norm / global_norm(grads)) (torch's clip_grad_norm_, without
     its 1e-6: a zero gradient stays zero).
+
+    Gradients whose global norm is at most max_norm are returned unchanged (up to a multiply
+    by 1); each leaf keeps its dtype.
+
+    Args:
+        grads: a pytree of gradient arrays.
+        max_norm: the largest global norm allowed (> 0).
+
+    Returns:
+        A pytree like grads.
 
     Examples:
         >>> import numpy as np
@@ -173,7 +265,14 @@ def clip_per_example(grads, max_norm):
     """Per-example gradients (each leaf with the examples along axis 0, as vmap(grad) returns
     them) each clipped to L2 norm at most `max_norm`, the norm taken over all leaves of one
     example: g_i / max(1, ||g_i|| / max_norm), the clipping step of DP-SGD (Abadi et al.
-    2016). Returns the clipped per-example gradients; sum them and add noise for DP-SGD.
+    2016). Sum the clipped gradients and add noise for DP-SGD (docs/dp_sgd.md).
+
+    Args:
+        grads: a pytree of per-example gradients, every leaf with the same leading size n.
+        max_norm: the largest per-example norm allowed (> 0).
+
+    Returns:
+        A pytree like grads, each leaf keeping its dtype.
 
     Examples:
         >>> import numpy as np

@@ -28,6 +28,16 @@ def key(seed, *, like=None):
     """A new key from an integer seed (a uint32 array of shape (2,): the seed's high and low
     32-bit words). `like=cupy_array` makes the key on the GPU.
 
+    Keys are plain arrays: store them, pass them through transforms, split them, but never
+    reuse one for two draws that should be independent.
+
+    Args:
+        seed: a Python or NumPy integer (negative seeds count as their 64-bit two's complement).
+        like: an array whose array module (NumPy or CuPy) the key is made with.
+
+    Returns:
+        A uint32 array of shape (2,).
+
     Raises:
         TypeError: `seed` is not an integer (derive keys for an array of seeds with fold_in).
 
@@ -75,7 +85,30 @@ def _words(k, n):
 
 
 def bits(key, shape=(), dtype=np.uint32):
-    """Uniformly random unsigned integers (uint8/16/32/64) of `shape`."""
+    """Uniformly random unsigned integers (uint8/16/32/64) of `shape`.
+
+    The raw Threefry stream of `key`: uint32 draws are its words, uint64 join two words, and
+    uint8/uint16 keep each word's high bits. Not differentiable (integers).
+
+    Args:
+        key: one key.
+        shape: a tuple of ints (or one int).
+        dtype: uint8, uint16, uint32 (the default) or uint64.
+
+    Returns:
+        An array of `shape` and `dtype`.
+
+    Raises:
+        TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
+            mapped over with vmap).
+        TypeError: `shape` is not a tuple of ints, or `dtype` is not an unsigned integer type.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.random as random
+        >>> b = random.bits(random.key(0), (2, 3), np.uint8)
+        >>> b.shape, b.dtype
+        ((2, 3), dtype('uint8'))
+    """
     _check_key(key, "bits")
     shape, dtype = _shape(shape, "bits"), np.dtype(dtype)
     n = math.prod(shape)
@@ -93,6 +126,16 @@ def bits(key, shape=(), dtype=np.uint32):
 def split(key, num=2):
     """`num` new keys, independent of each other and of `key`: an array of shape (num, 2).
 
+    Use one of them for the next draw and keep another to split again; `key` itself should not
+    be used after it was split.
+
+    Args:
+        key: one key (from key, split or fold_in).
+        num: how many keys to make.
+
+    Returns:
+        A uint32 array of shape (num, 2): row i is a key.
+
     Raises:
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
             mapped over with vmap).
@@ -109,6 +152,13 @@ def split(key, num=2):
 def fold_in(key, data):
     """A new key derived from `key` and an integer (or 0-d integer array) `data`: different
     data give independent keys, so `fold_in(key, step)` numbers a stream per step.
+
+    Args:
+        key: one key.
+        data: a Python or NumPy integer, or a 0-d integer array (taken modulo 2**32).
+
+    Returns:
+        A new key, a uint32 array of shape (2,).
 
     Raises:
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
@@ -150,6 +200,16 @@ def uniform(key, shape=(), dtype=np.float64, minval=0.0, maxval=1.0):
     """Uniform floats in [minval, maxval) of `shape` (minval and maxval broadcast to it, and are
     differentiable).
 
+    Args:
+        key: one key.
+        shape: a tuple of ints (or one int).
+        dtype: float32 or float64.
+        minval: lower bound (scalar or array broadcasting to `shape`).
+        maxval: upper bound, exclusive (scalar or array broadcasting to `shape`).
+
+    Returns:
+        An array of `shape` and `dtype`.
+
     Raises:
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
             mapped over with vmap).
@@ -171,6 +231,17 @@ def uniform(key, shape=(), dtype=np.float64, minval=0.0, maxval=1.0):
 
 def normal(key, shape=(), dtype=np.float64):
     """Standard normal floats of `shape` (Box-Muller transform of two uniforms).
+
+    Scale and shift the result for other means and deviations (`mu + sigma * normal(k)`): the
+    draw is a constant to grad, so derivatives in mu and sigma follow.
+
+    Args:
+        key: one key.
+        shape: a tuple of ints (or one int).
+        dtype: float32 or float64.
+
+    Returns:
+        An array of `shape` and `dtype`.
 
     Raises:
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
@@ -222,9 +293,33 @@ def _erfinv(y):
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):
-    """Standard normal floats conditioned on [lower, upper] (inverse-CDF method; the erf and
-    erfinv approximations inside are accurate to about 1e-7, float32 precision). `shape`
-    defaults to the broadcast shape of the bounds."""
+    """Standard normal floats conditioned on [lower, upper].
+
+    Drawn by the inverse-CDF method; the erf and erfinv approximations inside are accurate to
+    about 1e-7 (float32 precision), and the result is clipped to the bounds. The bounds may be
+    arrays and are differentiable (the draw moves with them, as the inverse CDF says).
+
+    Args:
+        key: one key.
+        lower: lower bound (scalar or array).
+        upper: upper bound (scalar or array).
+        shape: a tuple of ints; None (the default) means the broadcast shape of the bounds.
+        dtype: float32 or float64.
+
+    Returns:
+        An array of `shape` and `dtype` with entries in [lower, upper].
+
+    Raises:
+        TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
+            mapped over with vmap).
+        TypeError: `shape` is not a tuple of ints, or `dtype` is not float32 or float64.
+
+    Examples:
+        >>> import functorch_lite.random as random
+        >>> t = random.truncated_normal(random.key(0), -1.0, 2.0, (1000,))
+        >>> bool(t.min() >= -1.0 and t.max() <= 2.0)
+        True
+    """
     _check_key(key, "truncated_normal")
     if shape is None:
         shape = fnp.broadcast_shapes(shape_of(lower), shape_of(upper))
@@ -236,8 +331,30 @@ def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):
 
 
 def bernoulli(key, p=0.5, shape=None):
-    """Booleans, True with probability p (p broadcasts to `shape`, which defaults to p's).
-    There is no derivative with respect to p (the draw is a comparison)."""
+    """Booleans, True with probability p.
+
+    A uniform draw compared with p, so there is no derivative with respect to p. The uniform
+    is float32 when p is, float64 otherwise.
+
+    Args:
+        key: one key.
+        p: probability of True (scalar or array broadcasting to `shape`).
+        shape: a tuple of ints; None (the default) means p's shape.
+
+    Returns:
+        A bool array of `shape`.
+
+    Raises:
+        TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
+            mapped over with vmap).
+        TypeError: `shape` is not a tuple of ints.
+
+    Examples:
+        >>> import functorch_lite.random as random
+        >>> b = random.bernoulli(random.key(0), 0.3, (10000,))
+        >>> b.dtype, bool(abs(b.mean() - 0.3) < 0.02)
+        (dtype('bool'), True)
+    """
     _check_key(key, "bernoulli")
     shape = _shape(shape_of(p) if shape is None else shape, "bernoulli")
     dtype = np.float32 if dtype_of(p) == np.float32 else np.float64
@@ -245,8 +362,32 @@ def bernoulli(key, p=0.5, shape=None):
 
 
 def randint(key, shape, minval, maxval, dtype=np.int64):
-    """Integers uniform in [minval, maxval) (bounds broadcast to `shape`). The 53-bit uniform
-    behind each draw keeps the bias below range / 2**53."""
+    """Integers uniform in [minval, maxval).
+
+    The 53-bit uniform behind each draw keeps the bias below range / 2**53. Not
+    differentiable (integers).
+
+    Args:
+        key: one key.
+        shape: a tuple of ints (or one int).
+        minval: lowest value (int or integer array broadcasting to `shape`).
+        maxval: one past the highest value (int or integer array broadcasting to `shape`).
+        dtype: the integer dtype of the result (int64 by default).
+
+    Returns:
+        An array of `shape` and `dtype`.
+
+    Raises:
+        TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
+            mapped over with vmap).
+        TypeError: `shape` is not a tuple of ints.
+
+    Examples:
+        >>> import functorch_lite.random as random
+        >>> r = random.randint(random.key(0), (1000,), 0, 10)
+        >>> r.dtype, int(r.min()), int(r.max())
+        (dtype('int64'), 0, 9)
+    """
     _check_key(key, "randint")
     shape = _shape(shape, "randint")
     u = _unit_uniform(key, shape, np.float64, "randint")
@@ -254,7 +395,32 @@ def randint(key, shape, minval, maxval, dtype=np.int64):
 
 
 def gumbel(key, shape=(), dtype=np.float64):
-    """Standard Gumbel floats of `shape`: -log(-log(u)) for u uniform in (0, 1)."""
+    """Standard Gumbel floats of `shape`: -log(-log(u)) for u uniform in (0, 1).
+
+    The lower bound of u is the smallest normal float of `dtype`, so the result is finite.
+    argmax(logits + gumbel(...)) samples from softmax(logits) (see categorical).
+
+    Args:
+        key: one key.
+        shape: a tuple of ints (or one int).
+        dtype: float32 or float64.
+
+    Returns:
+        An array of `shape` and `dtype`.
+
+    Raises:
+        TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
+            mapped over with vmap).
+        TypeError: `shape` is not a tuple of ints, or `dtype` is a float type other than
+            float32 or float64.
+        ValueError: `dtype` is not a float type (NumPy's finfo refuses it).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.random as random
+        >>> g = random.gumbel(random.key(0), (1000,))
+        >>> g.shape, bool(np.isfinite(g).all())
+        ((1000,), True)
+    """
     _check_key(key, "gumbel")
     shape = _shape(shape, "gumbel")
     u = uniform(key, shape, dtype, minval=float(np.finfo(dtype).tiny), maxval=1.0)
@@ -262,9 +428,37 @@ def gumbel(key, shape=(), dtype=np.float64):
 
 
 def categorical(key, logits, axis=-1, shape=None):
-    """Class indices drawn with probabilities softmax(logits) along `axis` (the Gumbel-max
-    trick). `shape` defaults to the logits' shape without `axis`; a longer shape draws several
-    samples per distribution (its trailing dims must match that batch shape)."""
+    """Class indices drawn with probabilities softmax(logits) along `axis`.
+
+    The Gumbel-max trick: argmax of logits plus Gumbel noise. Not differentiable in the logits
+    (indices). `shape` defaults to the logits' shape without `axis`; a longer shape draws
+    several samples per distribution (its trailing dims must match that batch shape).
+
+    Args:
+        key: one key.
+        logits: unnormalised log-probabilities; `axis` indexes the classes.
+        axis: the class axis (negative counts from the end).
+        shape: a tuple of ints ending with the logits' batch shape, or None.
+
+    Returns:
+        An integer array of `shape`: class indices in [0, logits.shape[axis]).
+
+    Raises:
+        TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
+            mapped over with vmap).
+        TypeError: `shape` is not a tuple of ints.
+        ValueError: `shape` does not end with the logits' shape without `axis`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.random as random
+        >>> k = random.key(0)
+        >>> random.categorical(k, np.zeros((4, 3))).shape       # one draw per row
+        (4,)
+        >>> random.categorical(k, np.zeros((4, 3)), shape=(7, 4)).shape
+        (7, 4)
+        >>> random.categorical(k, np.array([-1e9, 0.0, -1e9]), shape=(3,)).tolist()
+        [1, 1, 1]
+    """
     _check_key(key, "categorical")
     lshape = shape_of(logits)
     axis = axis % len(lshape)
@@ -281,7 +475,30 @@ def categorical(key, logits, axis=-1, shape=None):
 
 
 def permutation(key, x, axis=0):
-    """A random permutation of range(x) (x an int), or of x's entries along `axis`."""
+    """A random permutation of range(x) (x an int), or of x's entries along `axis`.
+
+    Every order is equally likely (argsort of uniform floats). The permuted array is
+    differentiable in x (a gather).
+
+    Args:
+        key: one key.
+        x: an int n (permute range(n)) or an array.
+        axis: the axis of x to shuffle.
+
+    Returns:
+        An int64 array of shape (n,), or an array of x's shape.
+
+    Raises:
+        TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
+            mapped over with vmap).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.random as random
+        >>> sorted(random.permutation(random.key(0), 5).tolist())
+        [0, 1, 2, 3, 4]
+        >>> random.permutation(random.key(0), np.arange(6).reshape(3, 2)).shape
+        (3, 2)
+    """
     _check_key(key, "permutation")
     if isinstance(x, (int, np.integer)):
         return fnp.argsort(_unit_uniform(key, (int(x),), np.float64, "permutation"))
@@ -291,8 +508,39 @@ def permutation(key, x, axis=0):
 
 def choice(key, a, shape=(), replace=True, p=None, axis=0):
     """Entries of `a` (an int n means range(n)) drawn along `axis`, with or without replacement,
-    uniformly or with probabilities `p`. The result has shape a.shape[:axis] + shape +
-    a.shape[axis+1:]."""
+    uniformly or with probabilities `p`.
+
+    With replacement, draws are randint (uniform) or categorical (with p); without, the first
+    entries of a permutation (uniform) or the top k of log p plus Gumbel noise (with p).
+
+    Args:
+        key: one key.
+        a: an int n (choose from range(n)) or an array to choose from along `axis`.
+        shape: a tuple of ints: the shape of the draws.
+        replace: draw with replacement (default) or without.
+        p: probabilities of the n entries (normalised to sum 1), or None for uniform.
+        axis: the axis of `a` to choose along.
+
+    Returns:
+        Indices of `shape` when `a` is an int, else an array of shape
+        a.shape[:axis] + shape + a.shape[axis+1:].
+
+    Raises:
+        TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
+            mapped over with vmap).
+        TypeError: `shape` is not a tuple of ints.
+        ValueError: more samples than entries are asked for without replacement.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.random as random
+        >>> k = random.key(0)
+        >>> sorted(set(random.choice(k, 5, (5,), replace=False).tolist()))
+        [0, 1, 2, 3, 4]
+        >>> random.choice(k, np.arange(10.0), (2, 3)).shape
+        (2, 3)
+        >>> random.choice(k, 3, (4,), p=np.array([1e-12, 1e-12, 1.0])).tolist()
+        [2, 2, 2, 2]
+    """
     _check_key(key, "choice")
     shape = _shape(shape, "choice")
     n = int(a) if isinstance(a, (int, np.integer)) else shape_of(a)[axis]

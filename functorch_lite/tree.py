@@ -25,6 +25,21 @@ __all__ = ["map", "leaves", "structure", "flatten", "unflatten", "stack", "unsta
 def map(f, tree, *rest, is_leaf=None):
     """f applied leaf by leaf; with several trees of one structure, f(leaf, *other_leaves).
 
+    optree.tree_map: None is an empty node (f never sees it), dicts are walked in sorted key
+    order, and the result has the first tree's structure.
+
+    Args:
+        f: a function of one leaf (of len(rest) + 1 leaves with several trees).
+        tree: a pytree.
+        *rest: further pytrees of tree's structure (or with tree as a prefix).
+        is_leaf: a predicate that stops the walk at the subtrees it accepts.
+
+    Returns:
+        A pytree of tree's structure holding f's results.
+
+    Raises:
+        ValueError: a tree of `rest` does not match tree's structure.
+
     Examples:
         >>> import functorch_lite as ft
         >>> ft.tree.map(lambda a, b: a + b, {"w": 1.0, "b": 2.0}, {"w": 10.0, "b": 20.0})
@@ -36,6 +51,15 @@ def map(f, tree, *rest, is_leaf=None):
 def leaves(tree, is_leaf=None):
     """The leaves of `tree`, in the order the transforms flatten it (None is an empty node).
 
+    Dict leaves come in sorted key order, as the transforms flatten them.
+
+    Args:
+        tree: a pytree.
+        is_leaf: a predicate that stops the walk at the subtrees it accepts.
+
+    Returns:
+        A list of the leaves.
+
     Examples:
         >>> import functorch_lite as ft
         >>> ft.tree.leaves({"b": 2.0, "w": (1.0, None)})
@@ -45,13 +69,38 @@ def leaves(tree, is_leaf=None):
 
 
 def structure(tree, is_leaf=None):
-    """The structure of `tree` (an optree PyTreeSpec): compare two with ==."""
+    """The structure of `tree` (an optree PyTreeSpec): compare two with ==.
+
+    Two trees with equal structures differ only in their leaves, so they can be mapped over
+    together or unflattened from each other's leaves.
+
+    Args:
+        tree: a pytree.
+        is_leaf: a predicate that stops the walk at the subtrees it accepts.
+
+    Returns:
+        An optree.PyTreeSpec.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.tree.structure({"w": 1.0, "b": (2.0, None)})
+        PyTreeSpec({'b': (*, None), 'w': *})
+        >>> ft.tree.structure([1.0]) == ft.tree.structure([np.ones(3)])
+        True
+    """
     return optree.tree_structure(tree, is_leaf=is_leaf)
 
 
 def flatten(tree, is_leaf=None):
     """(leaves, structure): the leaves as `leaves` gives them and the structure `unflatten`
     needs to rebuild the tree.
+
+    Args:
+        tree: a pytree.
+        is_leaf: a predicate that stops the walk at the subtrees it accepts.
+
+    Returns:
+        The pair (list of leaves, optree.PyTreeSpec).
 
     Examples:
         >>> import functorch_lite as ft
@@ -65,13 +114,38 @@ def flatten(tree, is_leaf=None):
 
 
 def unflatten(treedef, leaves):
-    """The tree of structure `treedef` holding `leaves`."""
+    """The tree of structure `treedef` holding `leaves`.
+
+    The inverse of flatten: leaves are placed in the order flatten lists them.
+
+    Args:
+        treedef: a structure from flatten or structure.
+        leaves: an iterable of exactly as many leaves as treedef has.
+
+    Returns:
+        A pytree of structure treedef.
+
+    Raises:
+        ValueError: too few or too many leaves for treedef (from optree).
+
+    Examples:
+        >>> import functorch_lite as ft
+        >>> ft.tree.unflatten(ft.tree.structure((1, [2, 3])), ["a", "b", "c"])
+        ('a', ['b', 'c'])
+    """
     return optree.tree_unflatten(treedef, list(leaves))
 
 
 def stack(trees, axis=0):
     """Trees of one structure -> one tree whose every leaf stacks the trees' leaves on `axis`
     (the parameters of an ensemble, to vmap over).
+
+    Args:
+        trees: an iterable of pytrees of arrays, all of one structure and leaf shapes.
+        axis: where the new axis goes in every leaf.
+
+    Returns:
+        One pytree of that structure; each leaf has one more axis, of size len(trees).
 
     Raises:
         ValueError: no trees, or trees of different structures (naming the first that differs).
@@ -94,6 +168,13 @@ def stack(trees, axis=0):
 
 def unstack(tree, axis=0):
     """The inverse of stack: a list of trees, one per index along `axis` of every leaf.
+
+    Args:
+        tree: a pytree whose leaves all have the same size n along `axis`.
+        axis: the axis to split every leaf along.
+
+    Returns:
+        A list of n pytrees of tree's structure, each leaf without `axis`.
 
     Raises:
         ValueError: a tree without leaves, or leaves of different sizes along `axis`.
@@ -123,6 +204,16 @@ def ravel(tree):
     The vector has the leaves' common result dtype; `unravel` gives each leaf its own shape and
     dtype back (a vector of another shape raises ValueError). Python scalars count as 0-d
     leaves.
+
+    Args:
+        tree: a pytree of arrays and Python scalars.
+
+    Returns:
+        The pair (flat, unravel): flat a 1-d array of the total size, unravel a function from
+        such a vector to a tree like `tree`.
+
+    Raises:
+        ValueError: (from unravel) the vector does not have shape (total size,).
 
     Examples:
         >>> import numpy as np, functorch_lite as ft

@@ -81,4 +81,26 @@ pivots_to_permutation = defop("pivots_to_permutation", _pivots_to_permutation_ke
                               differentiable=False,
                               doc="The permutation perm of LAPACK pivots: A[perm] = L U.")
 expm = defop("expm", lambda xp, a: _stacked(xp, linalg_module(xp).expm, a),
-             doc="The matrix exponential (scaling and squaring with a Pade approximant).")
+             doc="""The matrix exponential (scaling and squaring with a Pade approximant).
+
+exp(A) = sum of A^k / k!, as scipy.linalg.expm, of each matrix of a stack (leading dims are a
+batch). It has jvp, vjp and batching rules, so every transform applies.
+
+Args:
+    a: square matrix or stack of square matrices (..., n, n), real or complex.
+
+Returns:
+    An array of a's shape.
+
+Raises:
+    numpy.linalg.LinAlgError: `a` has fewer than 2 dims or its last two are not equal.
+    ImportError: SciPy is not installed (the `scipy` extra).
+
+Examples:
+    >>> import numpy as np
+    >>> from functorch_lite.scipy import linalg
+    >>> bool(np.allclose(linalg.expm(np.diag([0.0, 1.0])), np.diag([1.0, np.e])))
+    True
+    >>> linalg.expm(np.zeros((5, 3, 3))).shape           # a stack of matrices
+    (5, 3, 3)
+""")

@@ -11,7 +11,26 @@ DEFAULT_TOLERANCE = {np.dtype(np.float16): (1e-3, 1e-3), np.dtype(np.float32): (
 
 
 def default_tolerance(dtype):
-    """The (rtol, atol) the checks use for `dtype` by default: (0, 0) for exact types."""
+    """The (rtol, atol) the checks use for `dtype` by default: (0, 0) for exact types.
+
+    float16, float32 and float64 (and complex64, complex128) have tolerances a little above
+    their rounding error; integer and boolean results must match exactly.
+
+    Args:
+        dtype: anything np.dtype accepts.
+
+    Returns:
+        The pair (rtol, atol) of floats.
+
+    Raises:
+        TypeError: `dtype` is not something np.dtype understands.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import default_tolerance
+        >>> default_tolerance(np.float32), default_tolerance(np.int64)
+        ((1e-05, 1e-06), (0.0, 0.0))
+    """
     return DEFAULT_TOLERANCE.get(np.dtype(dtype), (0.0, 0.0))
 
 
@@ -28,11 +47,39 @@ def _is_sequence(x):
 
 def assert_close(actual, expected, rtol=None, atol=None, *, check_dtype=True,
                  check_values=True, path="result"):
-    """Assert that `actual` matches `expected`: the same structure (tuples/lists/namedtuples
-    compared element by element), for arrays the same shape and dtype and values within
-    rtol/atol (NaNs and infinities must sit at the same places), for Python scalars the same
-    type and value. `rtol`/`atol` may be numbers or callables dtype -> number; by default they
-    come from DEFAULT_TOLERANCE. Values from CuPy are copied to the host first."""
+    """Assert that `actual` matches `expected`, structure, shape and dtype included.
+
+    Tuples, lists and namedtuples are compared element by element; arrays must have the same
+    shape and dtype and values within rtol/atol (NaNs and infinities must sit at the same
+    places); Python scalars the same type and value. Values from CuPy are copied to the host
+    first.
+
+    Args:
+        actual: the value under test.
+        expected: the reference value.
+        rtol: relative tolerance, a number or a callable dtype -> number; default_tolerance
+            of the expected dtype when None.
+        atol: absolute tolerance, as rtol.
+        check_dtype: compare the arrays' dtypes.
+        check_values: compare values (False: structure, shapes and dtypes only).
+        path: how the message names the compared value.
+
+    Returns:
+        None.
+
+    Raises:
+        AssertionError: a difference, with its path ("result[1]: dtype float32, expected ...").
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import assert_close
+        >>> assert_close((np.array([1.0, 2.0]),), (np.array([1.0, 2.0 + 1e-12]),))
+        >>> try:
+        ...     assert_close(np.ones(2, np.float32), np.ones(2))
+        ... except AssertionError as e:
+        ...     print(e)
+        result: dtype float32, expected float64
+    """
     actual, expected = to_numpy(actual), to_numpy(expected)
     if _is_sequence(expected) or _is_sequence(actual):
         if not (_is_sequence(expected) and _is_sequence(actual)):
@@ -66,8 +113,29 @@ def assert_close(actual, expected, rtol=None, atol=None, *, check_dtype=True,
 
 
 def assert_matches_reference(info, sample, actual):
-    """Assert that `actual` (the op's result on `sample`) matches the entry's reference
-    computed on the sample's own (NumPy) leaves, with the entry's tolerances."""
+    """Assert that `actual` (the op's result on `sample`) matches the entry's reference.
+
+    The reference `info.ref` runs on the sample's own NumPy leaves; the comparison is
+    assert_close with the entry's per-dtype tolerances and its check_values.
+
+    Args:
+        info: the OpInfo of the op.
+        sample: one Sample of that entry.
+        actual: what the op (possibly under a transform) returned for the sample.
+
+    Returns:
+        None.
+
+    Raises:
+        AssertionError: `actual` differs from the reference (naming the op and sample).
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import assert_matches_reference, op_info
+        >>> info = op_info("sin")
+        >>> for sample in info.samples(np.random.default_rng(0)):
+        ...     assert_matches_reference(info, sample, sample.call(info.fn))
+    """
     expected = sample.call(info.ref)
     assert_close(actual, expected, rtol=lambda dt: info.tolerance(dt)[0],
                  atol=lambda dt: info.tolerance(dt)[1], check_values=info.check_values,

@@ -68,11 +68,27 @@ def gradcheck(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None, max_elements
               directions=4):
     """Check vjp(f, *args) against central finite differences; returns the J^T u leaves.
 
-    `args` is a tuple of pytrees of arrays. Leaves with at most `max_elements` elements are
-    checked element by element; larger ones along `directions` random directions.
+    A random cotangent u is drawn for f's outputs and J^T u (by vjp) is compared with the
+    finite-difference gradient of <u, f(x)>. Leaves with at most `max_elements` elements are
+    checked element by element; larger ones along `directions` random directions. Integer
+    leaves are left as they are.
+
+    Args:
+        f: the function, called as f(*args).
+        args: a tuple of pytrees of arrays.
+        rtol: relative tolerance.
+        atol: absolute tolerance.
+        eps: the finite-difference step (by default suited to the lowest precision).
+        rng: numpy.random.Generator for u and the directions (default_rng(0) if None).
+        max_elements: the largest leaf checked element by element.
+        directions: how many random directions check a larger leaf.
+
+    Returns:
+        J^T u as a list over the leaves of args (None for non-float leaves).
 
     Raises:
-        AssertionError: the vjp differs from the finite differences (naming the argument).
+        AssertionError: the vjp differs from the finite differences, or has the wrong shape or
+            dtype (naming the leaf).
 
     Examples:
         >>> import numpy as np
@@ -124,8 +140,32 @@ def gradcheck(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None, max_elements
 
 
 def check_grad_transpose(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None):
-    """The dot-product identity <J^T u, v> (vjp) == d/de <u, f(x + e v)> (central differences)
-    for random u and v over all floating leaves at once. Returns the two numbers."""
+    """Check <J^T u, v> (vjp) == d/de <u, f(x + e v)> (central differences).
+
+    The dot-product identity for random u and v over all floating leaves at once: one vjp and
+    two calls of f, however large the inputs.
+
+    Args:
+        f: the function, called as f(*args).
+        args: a tuple of pytrees of arrays.
+        rtol: relative tolerance.
+        atol: absolute tolerance.
+        eps: the finite-difference step (by default suited to the lowest precision).
+        rng: numpy.random.Generator for u and v (default_rng(0) if None).
+
+    Returns:
+        The two numbers (by vjp, by finite differences).
+
+    Raises:
+        AssertionError: the two numbers differ by more than the tolerance.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import check_grad_transpose
+        >>> lhs, rhs = check_grad_transpose(np.sin, (np.array([0.5, 1.0]),))
+        >>> bool(np.isclose(lhs, rhs))
+        True
+    """
     rng = rng or np.random.default_rng(0)
     args = tuple(args)
     leaves, spec = optree.tree_flatten(args)
@@ -145,9 +185,31 @@ def check_grad_transpose(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None):
 
 
 def numerical_jacobian(f, args, *, eps=None):
-    """The Jacobian of f at args by central differences, as a list over f's output leaves of
-    lists over the argument leaves; each block has shape out.shape + in.shape (float64).
-    Real leaves only: a complex input or output is an error (compare with vjp or jvp)."""
+    """The Jacobian of f at args by central differences, block by block.
+
+    One pair of calls of f per input element: for small inputs, as a reference for jacrev
+    and jacfwd. Real leaves only (compare complex functions with gradcheck or
+    check_transpose); blocks of integer inputs are zeros.
+
+    Args:
+        f: the function, called as f(*args).
+        args: a tuple of pytrees of arrays.
+        eps: the step (by default suited to the lowest precision among inputs and outputs).
+
+    Returns:
+        A list over f's output leaves of lists over the argument leaves; each block has shape
+        out.shape + in.shape and dtype float64.
+
+    Raises:
+        TypeError: a float input leaf or an output is complex.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import numerical_jacobian
+        >>> [[block]] = numerical_jacobian(lambda x: x ** 2, (np.array([1.0, 2.0]),))
+        >>> bool(np.allclose(block, np.diag([2.0, 4.0])))
+        True
+    """
     args = tuple(args)
     leaves, spec = optree.tree_flatten(args)
     outs = [np.asarray(o) for o in optree.tree_leaves(f(*args))]

@@ -45,8 +45,26 @@ def real_pairing(a, b):
 
 
 def random_tangents(primals, rng):
-    """Random tangents shaped like primals: standard normal for float and complex leaves, None
-    elsewhere."""
+    """Random tangents shaped like primals: standard normal for float and complex leaves.
+
+    Integer and boolean leaves get None (they have no tangent). Complex leaves get normal real
+    and imaginary parts, so both move.
+
+    Args:
+        primals: a sequence of pytrees of arrays.
+        rng: a numpy.random.Generator.
+
+    Returns:
+        A tuple of pytrees like primals: arrays of each float leaf's shape and dtype, None for
+        the other leaves.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import random_tangents
+        >>> t = random_tangents((np.ones(2), np.arange(3)), np.random.default_rng(0))
+        >>> t[0].shape, t[1]
+        ((2,), None)
+    """
     return optree.tree_map(lambda x: random_like(x, rng) if _float_leaf(x) else None,
                            tuple(primals))
 
@@ -76,9 +94,29 @@ def _dtypes(tree):
 
 
 def numerical_jvp(f, primals, tangents, eps=None):
-    """Central finite difference (f(p + eps t) - f(p - eps t)) / 2 eps, leaf by leaf (in
-    float64 arithmetic on the outputs). The default eps suits the lowest precision among the
-    inputs and outputs."""
+    """Central finite difference (f(p + eps t) - f(p - eps t)) / 2 eps, leaf by leaf.
+
+    The reference check_jvp compares jvp's tangent output with. Differences are taken in
+    float64 (complex128) arithmetic on the outputs; only float and complex primals move.
+
+    Args:
+        f: the function, called as f(*primals).
+        primals: a sequence of pytrees of arrays.
+        tangents: pytrees like primals (None for leaves that do not move).
+        eps: the step; by default one suited to the lowest precision among the inputs and
+            outputs (1e-6 for float64, 1e-3 for float32).
+
+    Returns:
+        A list over f's output leaves: the float64 (or complex128) difference quotient, None
+        for integer and boolean outputs.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import numerical_jvp
+        >>> x = np.array([0.0, 1.0])
+        >>> bool(np.allclose(numerical_jvp(np.sin, (x,), (np.ones(2),))[0], np.cos(x)))
+        True
+    """
     if eps is None:
         dts = _dtypes(tuple(primals)) + _dtypes(f(*primals))
         eps = max((_EPS.get(np.dtype(d), 1e-6) for d in dts), default=1e-6)
@@ -103,7 +141,21 @@ def _assert_close(actual, expected, rtol, atol, what):
 
 def check_jvp(f, primals, tangents=None, *, rng=None, rtol=1e-5, atol=1e-7, eps=None):
     """jvp(f, primals, tangents) against f itself (primal out) and central finite differences
-    (tangent out). Returns (out, tangent_out); random tangents when `tangents` is None.
+    (tangent out); random tangents when `tangents` is None.
+
+    Tolerances are never tighter than finite differences allow at the inputs' precision.
+
+    Args:
+        f: the function, called as f(*primals).
+        primals: a sequence of pytrees of arrays.
+        tangents: pytrees like primals, or None for random ones.
+        rng: numpy.random.Generator for the random tangents (default_rng(0) if None).
+        rtol: relative tolerance.
+        atol: absolute tolerance.
+        eps: the finite-difference step (see numerical_jvp).
+
+    Returns:
+        (out, tangent_out), as jvp returns them.
 
     Raises:
         AssertionError: the primal or tangent output differs from its reference.
@@ -112,7 +164,7 @@ def check_jvp(f, primals, tangents=None, *, rng=None, rtol=1e-5, atol=1e-7, eps=
         >>> import numpy as np
         >>> from functorch_lite.testing import check_jvp
         >>> out, tangent = check_jvp(np.sin, (np.array([0.0, 1.0]),), (np.array([1.0, 1.0]),))
-        >>> np.allclose(tangent, np.cos([0.0, 1.0]))
+        >>> bool(np.allclose(tangent, np.cos([0.0, 1.0])))
         True
     """
     from ..transforms.forward import jvp
@@ -132,8 +184,32 @@ def check_jvp(f, primals, tangents=None, *, rng=None, rtol=1e-5, atol=1e-7, eps=
 
 
 def check_transpose(f, primals, *, rng=None, rtol=1e-6, atol=1e-9):
-    """<u, J v> (by jvp) == <J^T u, v> (by vjp) for random u, v, with <a, b> = Re sum(a * b).
-    Returns the two numbers."""
+    """Check <u, J v> (by jvp) == <J^T u, v> (by vjp) for random u, v.
+
+    The pairing is <a, b> = Re sum(a * b), bilinear with no conjugation, so the identity holds
+    for non-holomorphic complex functions too. It checks jvp and vjp against each other
+    without finite differences, so it is exact up to rounding.
+
+    Args:
+        f: the function, called as f(*primals).
+        primals: a sequence of pytrees of arrays.
+        rng: numpy.random.Generator for u and v (default_rng(0) if None).
+        rtol: relative tolerance (relative to the larger of 1 and the two numbers).
+        atol: absolute tolerance.
+
+    Returns:
+        The two numbers (<u, J v>, <J^T u, v>) as floats.
+
+    Raises:
+        AssertionError: the two numbers differ by more than the tolerance.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import check_transpose
+        >>> lhs, rhs = check_transpose(lambda x: np.sin(x) * x, (np.array([0.5, 1.0]),))
+        >>> bool(np.isclose(lhs, rhs))
+        True
+    """
     from ..transforms.forward import jvp
     from ..transforms.reverse import vjp
     rng = rng or np.random.default_rng(0)
@@ -160,16 +236,46 @@ def check_transpose(f, primals, *, rng=None, rtol=1e-6, atol=1e-9):
 
 
 def float_outputs(f):
-    """f with only its floating-point output leaves, as a tuple (integer outputs carry float0
-    tangents and no cotangents, so derivative comparisons leave them out)."""
+    """f with only its floating-point output leaves, as a tuple.
+
+    Integer outputs carry float0 tangents and no cotangents, so derivative comparisons leave
+    them out.
+
+    Args:
+        f: a function returning a pytree of arrays.
+
+    Returns:
+        A function of the same arguments returning a tuple of f's float and complex leaves.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import float_outputs
+        >>> float_outputs(lambda x: (x, np.argmax(x)))(np.array([1.0, 3.0]))
+        (array([1., 3.]),)
+    """
     def g(*xs):
         return tuple(o for o in optree.tree_leaves(f(*xs)) if np.dtype(o.dtype).kind in "fc")
     return g
 
 
 def real_outputs(f):
-    """f with each complex output leaf replaced by its real and imaginary parts, as a tuple: a
-    real function of the same inputs, for checks that need real outputs (jacrev, hessian)."""
+    """f with each complex output leaf replaced by its real and imaginary parts, as a tuple.
+
+    A real function of the same inputs, for checks that need real outputs (jacrev, hessian).
+    Real leaves pass through unchanged.
+
+    Args:
+        f: a function returning a pytree of arrays.
+
+    Returns:
+        A function of the same arguments returning a tuple of real arrays.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import real_outputs
+        >>> real_outputs(lambda z: z * 1j)(np.array([1.0 + 0j]))
+        (array([0.]), array([1.]))
+    """
     from ..ops.elementwise import imag, real
 
     def g(*xs):
@@ -181,8 +287,28 @@ def real_outputs(f):
 
 
 def float_leaf_function(fn, sample):
-    """(f, float_leaves): f(*float_leaves) calls `fn` on the sample with its floating-point
-    leaves replaced by f's arguments and the other leaves (integer indices, masks) fixed."""
+    """(f, float_leaves): `fn` on `sample` as a function of its floating-point leaves only.
+
+    f(*float_leaves) calls `fn` on the sample with its floating-point leaves replaced by f's
+    arguments and the other leaves (integer indices, masks) fixed, which is the form the
+    derivative checks need.
+
+    Args:
+        fn: the op under test.
+        sample: a Sample of that op.
+
+    Returns:
+        The pair (f, float_leaves): the function and the sample's float and complex leaves.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import float_leaf_function, op_info
+        >>> info = op_info("sin")
+        >>> sample = info.samples(np.random.default_rng(0))[0]
+        >>> f, leaves = float_leaf_function(info.fn, sample)
+        >>> bool(np.allclose(f(*leaves), sample.call(np.sin)))
+        True
+    """
     leaves = sample.leaves()
     is_float = [x.dtype.kind in "fc" for x in leaves]
 

@@ -27,7 +27,25 @@ assert len(_BY_NAME) == len(OP_DB), "duplicate OpInfo names"
 
 
 def op_info(name):
-    """The OpInfo called `name` ("sin", "linalg.solve", "nn.softmax", "at_add", ...)."""
+    """The OpInfo called `name` ("sin", "linalg.solve", "nn.softmax", "at_add", ...).
+
+    Args:
+        name: the entry's name: a functorch_lite.numpy function, "linalg.<name>",
+            "nn.<name>", "getitem" or "at_<mode>".
+
+    Returns:
+        The OpInfo of that name in OP_DB.
+
+    Raises:
+        KeyError: no entry has that name.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import op_info
+        >>> info = op_info("sin")
+        >>> info.name, len(info.samples(np.random.default_rng(0))) > 1
+        ('sin', True)
+    """
     try:
         return _BY_NAME[name]
     except KeyError:

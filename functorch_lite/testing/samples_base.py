@@ -23,6 +23,19 @@ class Sample:
 
     The np.ndarray leaves of `args` (possibly inside lists and tuples) are the tensor inputs;
     every other value (Python scalars, slices, shapes) is static, as are the kwargs.
+    replace_leaves raises ValueError when given the wrong number of leaves.
+
+    Attributes:
+        args: the positional arguments (a tuple).
+        kwargs: the keyword arguments (static).
+        name: a name unique within its entry, used in test ids and messages.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import Sample
+        >>> s = Sample((np.ones(3),), {"axis": 0}, name="f64_3_axis=0")
+        >>> len(s.leaves()), float(s.call(np.sum)), float(s.call(np.sum, [np.arange(3.0)]))
+        (1, 3.0, 3.0)
     """
 
     args: tuple
@@ -56,21 +69,39 @@ _DEFAULT_TOL = {np.dtype(np.float16): (1e-3, 1e-3), F32: (1e-5, 1e-6), F64: (1e-
 class OpInfo:
     """Everything the generic tests need about one public function.
 
-    name: "sin", "linalg.solve", "nn.softmax", "getitem", "at_add", ...
-    fn: the functorch_lite callable; ref: an independent NumPy reference with the same arguments.
-    samples: rng -> list[Sample] (see the module docstring).
-    differentiable: False where the derivative is zero or undefined everywhere (comparisons,
-        rounding, argmax, creation); transforms then produce no tangent/cotangent.
-    creation: the function takes no traced inputs (zeros, arange, ...) or needs concrete values
-        (nonzero): only the plain-array kernel test applies.
-    check_values: False for functions whose values are undefined (empty): shape and dtype only.
-    numpy_fn: the NumPy function of the same name, reached on wrappers through NumPy's dispatch
-        protocols (resolved from the name unless given; None when there is none).
-    rtol/atol: per-dtype overrides of the default tolerances (keys: anything np.dtype accepts).
-    skips: test name -> reason, for known failures. Keys are test function names
-        ("test_kernel", "test_vmap", "test_jvp", ...) or "test_name:sample_name" for one
-        sample; see skip_reason.
-    doc: anything special about the entry (why fn is not the bare function, ...).
+    One entry of OP_DB: the generic tests run every sample of every entry through the kernel,
+    vmap, jvp, vjp and their compositions, comparing with `ref`.
+
+    Attributes:
+        name: "sin", "linalg.solve", "nn.softmax", "getitem", "at_add", ...
+        fn: the functorch_lite callable.
+        ref: an independent NumPy reference with the same arguments.
+        samples: rng -> list[Sample] (see the module docstring).
+        differentiable: False where the derivative is zero or undefined everywhere
+            (comparisons, rounding, argmax, creation); transforms then produce no
+            tangent/cotangent.
+        creation: the function takes no traced inputs (zeros, arange, ...) or needs concrete
+            values (nonzero): only the plain-array kernel test applies.
+        check_values: False for functions whose values are undefined (empty): shape and dtype
+            only.
+        numpy_fn: the NumPy function of the same name, reached on wrappers through NumPy's
+            dispatch protocols (resolved from the name unless given; None when there is none).
+        rtol: per-dtype overrides of the default relative tolerances (keys: anything np.dtype
+            accepts).
+        atol: the same for absolute tolerances.
+        skips: test name -> reason, for known failures. Keys are test function names
+            ("test_kernel", "test_vmap", "test_jvp", ...) or "test_name:sample_name" for one
+            sample; see skip_reason.
+        doc: anything special about the entry (why fn is not the bare function, ...).
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import OpInfo
+        >>> from functorch_lite.testing.samples_base import S
+        >>> info = OpInfo("cube", fn=lambda x: x * x * x, ref=lambda x: x ** 3,
+        ...               samples=lambda rng: [S(rng.standard_normal((2, 3)))])
+        >>> [s.name for s in info.samples(np.random.default_rng(0))], info.tolerance(np.float64)
+        (['f64_2x3'], (1e-07, 1e-10))
     """
 
     name: str

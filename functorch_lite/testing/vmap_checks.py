@@ -11,8 +11,29 @@ def _take(x, dim, i):
 
 
 def loop_reference(fn, args, in_dims=0, out_dims=0, axis_size=None, kwargs=None):
-    """What vmap(fn, in_dims, out_dims)(*args) must equal: fn called once per example on plain
-    NumPy values and the results stacked at out_dims."""
+    """What vmap(fn, in_dims, out_dims)(*args) must equal, by a Python loop.
+
+    fn is called once per example on plain NumPy values (each batched leaf indexed at its
+    in_dim) and the results are stacked at out_dims: an independent reference for vmap.
+
+    Args:
+        fn: the function to map.
+        args: tuple of positional arguments (pytrees of arrays).
+        in_dims: int, None, or a tuple with one entry (an int, None or a pytree prefix) per
+            argument, as vmap's.
+        out_dims: int, None or a pytree prefix of the output, as vmap's.
+        axis_size: the batch size when no argument is batched.
+        kwargs: keyword arguments passed to every call (never mapped over).
+
+    Returns:
+        fn's output structure with every leaf stacked over the batch at its out_dim.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.testing import loop_reference
+        >>> loop_reference(lambda x: x.sum(), (np.ones((3, 4)),))
+        array([4., 4., 4.])
+    """
     kwargs = kwargs or {}
     dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
     per_arg = []
@@ -54,8 +75,21 @@ def check_vmap(fn, args, in_dims=0, out_dims=0, *, rtol=1e-7, atol=1e-12, check_
                allow_fallback=True, kwargs=None):
     """Assert that vmap(fn, in_dims, out_dims)(*args) equals a Python loop over the batch:
     same structure, shapes, dtypes, and values within rtol/atol. With allow_fallback False, a
-    loop fallback inside vmap (an op with no batching rule) fails the check. Returns the vmap
-    result.
+    loop fallback inside vmap (an op with no batching rule) fails the check.
+
+    Args:
+        fn: the function to map.
+        args: tuple of positional arguments (pytrees of arrays).
+        in_dims: vmap's in_dims.
+        out_dims: vmap's out_dims.
+        rtol: relative tolerance of the value comparison.
+        atol: absolute tolerance of the value comparison.
+        check_dtype: compare dtypes as well.
+        allow_fallback: accept vmap's per-example loop fallback for ops without a batch rule.
+        kwargs: keyword arguments passed to fn (never mapped over).
+
+    Returns:
+        The vmap result.
 
     Raises:
         AssertionError: the batched result differs from the loop (naming the output leaf).
