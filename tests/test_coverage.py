@@ -229,3 +229,10 @@ def test_interp_and_searchsorted_match_numpy(n_knots, shape, seed):
     np.testing.assert_allclose(fnp.interp(x, xp, fp), np.interp(x, xp, fp), rtol=1e-12)
     for side in ("left", "right"):
         np.testing.assert_array_equal(fnp.searchsorted(xp, x, side), np.searchsorted(xp, x, side))
+
+
+def test_lu_solve_refuses_a_right_hand_side_of_the_wrong_length():
+    import functorch_lite.scipy.linalg as fsl
+    lu_piv = fsl.lu_factor(np.array([[4.0, 1.0], [2.0, 3.0]]))
+    with pytest.raises(ValueError, match="b has 3 rows"):
+        fsl.lu_solve(lu_piv, np.ones(3))

@@ -158,7 +158,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
         x, of b's shape.
 
     Raises:
-        ValueError: `trans` is not one of the six values above.
+        ValueError: `trans` is not one of the six values above, or b's rows do not match lu.
 
     Examples:
         >>> import numpy as np
@@ -176,6 +176,10 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     vector = ndim(b) == 1
     if vector:
         b = fnp.expand_dims(b, -1)
+    n = shape(lu)[-1]
+    if shape(b)[-2] != n:  # take_along_axis below would silently pick n rows of a longer b
+        raise ValueError(f"lu_solve: b has {shape(b)[-2]} rows (shape {shape(b)}) but lu is "
+                         f"{n} x {n}")
     if trans in (0, "N"):               # L U x = b[perm]
         pb = fnp.take_along_axis(b, fnp.expand_dims(perm, -1), axis=-2)
         y = solve_triangular(lu, pb, lower=True, unit_diagonal=True)
