@@ -27,7 +27,27 @@ def empty(shape, dtype=float, order="C", *, like=None):
 
 
 def full(shape, fill_value, dtype=None, order="C", *, like=None):
-    """A new array of `shape` filled with `fill_value`, as numpy.full."""
+    """As numpy.full: a new array of `shape` filled with `fill_value`.
+
+    Args:
+        shape: int or tuple of ints.
+        fill_value: a concrete scalar or array broadcastable to `shape`.
+        dtype: dtype of the result (default: that of `fill_value`).
+        order: 'C' or 'F' memory layout.
+        like: an array whose array module (NumPy or CuPy) makes the result.
+
+    Returns:
+        The filled array.
+
+    Raises:
+        TypeError: `fill_value` is a traced value (use fnp.broadcast_to instead).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.full((2, 2), 7)
+        array([[7, 7],
+               [7, 7]])
+    """
     if isinstance(fill_value, Tensor):
         raise TypeError("full() needs a concrete fill_value; for a traced value use "
                         "fnp.broadcast_to(value, shape)")
@@ -58,7 +78,23 @@ def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    """`fill_value` with the shape and dtype of `a`, as numpy.full_like."""
+    """As numpy.full_like: `fill_value` with the shape and dtype of `a`.
+
+    Args:
+        a: array_like or traced value giving shape, dtype and array module.
+        fill_value: a concrete scalar.
+        dtype: overrides the dtype of `a`.
+        order, subok, device: accepted for NumPy compatibility.
+        shape: overrides the shape of `a`.
+
+    Returns:
+        A new array of the array module of `a`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.full_like(np.array([1, 2, 3]), 4)
+        array([4, 4, 4])
+    """
     s, dt, xp = _like(a, dtype, shape)
     return xp.full(s, fill_value, dtype=dt)
 
@@ -70,12 +106,47 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    """`num` evenly spaced values from `start` to `stop`, as numpy.linspace."""
+    """As numpy.linspace: `num` evenly spaced values from `start` to `stop`.
+
+    Args:
+        start, stop: scalars or arrays, the ends of the interval.
+        num: number of values (default 50).
+        endpoint: include `stop` (default True).
+        retstep: also return the spacing.
+        dtype: dtype of the result.
+        axis: the axis of the values when `start` or `stop` are arrays.
+
+    Returns:
+        The values, or (values, step) with retstep=True.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.linspace(0, 1, 5)
+        array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    """
     return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
 
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, like=None):
-    """A 2-d array with ones on diagonal `k`, as numpy.eye."""
+    """As numpy.eye: a 2-d array with ones on diagonal `k` and zeros elsewhere.
+
+    Args:
+        N: number of rows.
+        M: number of columns (default N).
+        k: the diagonal: 0 the main one, positive above, negative below.
+        dtype: dtype of the result (default float64).
+        order: 'C' or 'F' memory layout.
+        like: an array whose array module (NumPy or CuPy) makes the result.
+
+    Returns:
+        An (N, M) array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.eye(2, 3, k=1, dtype=int)
+        array([[0, 1, 0],
+               [0, 0, 1]])
+    """
     return _xp(like).eye(N, M, k, dtype=dtype, order=order)
 
 

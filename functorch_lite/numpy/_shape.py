@@ -46,7 +46,25 @@ def transpose(a, axes=None):
 
 
 def moveaxis(a, source, destination):
-    """`a` with `source` axes moved to `destination`, as numpy.moveaxis."""
+    """As numpy.moveaxis: `a` with the `source` axes moved to `destination`.
+
+    Args:
+        a: array_like.
+        source: int or sequence of ints, the axes to move.
+        destination: int or sequence of ints, their positions in the result.
+
+    Returns:
+        A transpose of `a`; the other axes keep their relative order.
+
+    Raises:
+        ValueError: `source` and `destination` differ in length, or an axis is given twice.
+        numpy.exceptions.AxisError: an axis out of range.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.moveaxis(np.zeros((2, 3, 4)), 0, -1).shape
+        (3, 4, 2)
+    """
     a = as_operand(a)
     nd = ndim(a)
     source = normalize_axes(source, nd)
@@ -71,7 +89,26 @@ def swapaxes(a, axis1, axis2):
 
 
 def expand_dims(a, axis):
-    """`a` with new length-1 axes at `axis`, as numpy.expand_dims."""
+    """As numpy.expand_dims: `a` with new length-1 axes inserted at `axis`.
+
+    Args:
+        a: array_like.
+        axis: int or tuple of ints, positions of the new axes in the result.
+
+    Returns:
+        A view-like reshape of `a` with ndim(a) + number of new axes dimensions.
+
+    Raises:
+        numpy.exceptions.AxisError: an axis out of range for the result.
+        ValueError: an axis given twice.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.expand_dims(np.array([1, 2]), 0).shape
+        (1, 2)
+        >>> fnp.expand_dims(np.array([1, 2]), (0, -1)).shape
+        (1, 2, 1)
+    """
     a = as_operand(a)
     s = shape(a)
     axes = normalize_axes(axis, len(s) + (len(axis) if isinstance(axis, (tuple, list)) else 1))
@@ -151,7 +188,24 @@ def atleast_2d(*arys):
 
 
 def hstack(tup, *, dtype=None, casting="same_kind"):
-    """The arrays joined along axis 1 (axis 0 for 1-d inputs), as numpy.hstack."""
+    """As numpy.hstack: the arrays joined along axis 1 (axis 0 for 1-d inputs).
+
+    Args:
+        tup: sequence of array_like; 0-d inputs become 1-d.
+        dtype: dtype of the result (default: the promoted dtype of the inputs).
+        casting: accepted for NumPy compatibility.
+
+    Returns:
+        The concatenated array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.hstack([np.array([1, 2]), np.array([3])])
+        array([1, 2, 3])
+        >>> fnp.hstack([np.array([[1], [2]]), np.array([[3], [4]])])
+        array([[1, 3],
+               [2, 4]])
+    """
     arrs = [atleast_1d(a) for a in tup]
     return concatenate(arrs, axis=0 if ndim(arrs[0]) == 1 else 1, dtype=dtype)
 
@@ -195,7 +249,25 @@ def split(ary, indices_or_sections, axis=0):
 
 
 def flip(m, axis=None):
-    """`a` reversed along `axis` (all axes by default), as numpy.flip."""
+    """As numpy.flip: `m` reversed along `axis` (all axes by default).
+
+    Args:
+        m: array_like.
+        axis: None (all axes), an int or a tuple of ints.
+
+    Returns:
+        An array of `m`'s shape with the elements reversed along the given axes.
+
+    Raises:
+        numpy.exceptions.AxisError: an axis out of range.
+        ValueError: an axis given twice.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.flip(np.array([[1, 2], [3, 4]]), axis=1)
+        array([[2, 1],
+               [4, 3]])
+    """
     m = as_operand(m)
     axes = normalize_axes(axis, ndim(m))
     from ._indexing import getitem
