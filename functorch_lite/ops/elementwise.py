@@ -5,25 +5,122 @@ from ..dispatch import defop
 from . import branchless
 
 
-def _ufunc_op(name, differentiable=True, numpy_name=None):
+def _ufunc_op(name, differentiable=True, numpy_name=None, doc=None):
     """An op whose kernel is the array module's ufunc of the same name."""
     numpy_name = numpy_name or name
     return defop(name, lambda xp, *args: getattr(xp, numpy_name)(*args),
-                 differentiable=differentiable, doc=f"Elementwise {numpy_name}, as NumPy's.",
+                 differentiable=differentiable,
+                 doc=doc or f"Elementwise {numpy_name}, as NumPy's.",
                  numpy_impl=getattr(np, numpy_name))
 
 
 # -- unary, differentiable --
-negative = _ufunc_op("negative")
+negative = _ufunc_op("negative", doc="""As numpy.negative: -x, elementwise.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: -x.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.negative(np.array([1, -2, 0]))
+        array([-1,  2,  0])
+    """)
 positive = _ufunc_op("positive")
 abs = _ufunc_op("abs")
-exp = _ufunc_op("exp")
-exp2 = _ufunc_op("exp2")
-expm1 = _ufunc_op("expm1")
-log = _ufunc_op("log")
-log2 = _ufunc_op("log2")
-log10 = _ufunc_op("log10")
-log1p = _ufunc_op("log1p")
+exp = _ufunc_op("exp", doc="""As numpy.exp: e to the power x, elementwise.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: e ** x.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> bool(np.allclose(fnp.exp(np.array([0.0, 1.0])), [1.0, np.e]))
+        True
+    """)
+exp2 = _ufunc_op("exp2", doc="""As numpy.exp2: 2 to the power x, elementwise.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: 2 ** x.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.exp2(np.array([0, 1, 3]))
+        array([1., 2., 8.])
+    """)
+expm1 = _ufunc_op("expm1", doc="""As numpy.expm1: exp(x) - 1, accurate for small x.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: exp(x) - 1.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> bool(np.allclose(fnp.expm1(np.array([1e-10])), 1e-10))
+        True
+    """)
+log = _ufunc_op("log", doc="""As numpy.log: the natural logarithm, elementwise.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: log(x) (NaN for x < 0, -inf at 0).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> bool(np.allclose(fnp.log(np.array([1.0, np.e])), [0.0, 1.0]))
+        True
+    """)
+log2 = _ufunc_op("log2", doc="""As numpy.log2: the base-2 logarithm, elementwise.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: log2(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.log2(np.array([1, 2, 8]))
+        array([0., 1., 3.])
+    """)
+log10 = _ufunc_op("log10", doc="""As numpy.log10: the base-10 logarithm, elementwise.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: log10(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.log10(np.array([1, 10, 100]))
+        array([0., 1., 2.])
+    """)
+log1p = _ufunc_op("log1p", doc="""As numpy.log1p: log(1 + x), accurate for small x.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: log(1 + x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> bool(np.allclose(fnp.log1p(np.array([1e-10])), 1e-10))
+        True
+    """)
 sqrt = _ufunc_op("sqrt")
 cbrt = _ufunc_op("cbrt")
 square = _ufunc_op("square")
@@ -41,19 +138,101 @@ arcsinh = _ufunc_op("arcsinh")
 arccosh = _ufunc_op("arccosh")
 arctanh = _ufunc_op("arctanh")
 real = _ufunc_op("real")
-imag = _ufunc_op("imag")
+imag = _ufunc_op("imag", doc="""As numpy.imag: the imaginary part of x.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: the imaginary parts (zeros for real input).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.imag(np.array([1 + 2j, 3 - 4j]))
+        array([ 2., -4.])
+    """)
 conj = _ufunc_op("conj")
 
 # -- unary, piecewise constant or boolean-valued: zero derivative --
 sign = _ufunc_op("sign", differentiable=False)
-floor = _ufunc_op("floor", differentiable=False)
+floor = _ufunc_op("floor", doc="""As numpy.floor: the largest integer <= x, elementwise.
+
+    Piecewise constant: its derivative is zero.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: the floors, as floats for float input.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.floor(np.array([-1.5, 0.5, 2.0]))
+        array([-2.,  0.,  2.])
+    """, differentiable=False)
 ceil = _ufunc_op("ceil", differentiable=False)
 rint = _ufunc_op("rint", differentiable=False)
 trunc = _ufunc_op("trunc", differentiable=False)
-isnan = _ufunc_op("isnan", differentiable=False)
-isinf = _ufunc_op("isinf", differentiable=False)
-isfinite = _ufunc_op("isfinite", differentiable=False)
-logical_not = _ufunc_op("logical_not", differentiable=False)
+isnan = _ufunc_op("isnan", doc="""As numpy.isnan: True where x is NaN.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: a bool array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.isnan(np.array([1.0, np.inf, np.nan]))
+        array([False, False,  True])
+    """, differentiable=False)
+isinf = _ufunc_op("isinf", doc="""As numpy.isinf: True where x is positive or negative infinity.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: a bool array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.isinf(np.array([1.0, -np.inf, np.nan]))
+        array([False,  True, False])
+    """, differentiable=False)
+isfinite = _ufunc_op("isfinite", doc="""As numpy.isfinite: True where x is neither infinite nor NaN.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: a bool array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.isfinite(np.array([1.0, np.inf, np.nan]))
+        array([ True, False, False])
+    """, differentiable=False)
+logical_not = _ufunc_op("logical_not", doc="""As numpy.logical_not: the truth value of NOT x, elementwise.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x: array_like.
+
+    Returns:
+        An array of x's shape: a bool array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.logical_not(np.array([0, 1, 2]))
+        array([ True, False, False])
+    """, differentiable=False)
 stop_gradient = defop(
     "stop_gradient", lambda xp, x: x, numpy_impl=lambda x: x, differentiable=False,
     doc="""The identity, seen by every transform as a constant (jax.lax.stop_gradient).
@@ -79,31 +258,265 @@ round = defop("round", lambda xp, x, decimals=0: xp.round(x, decimals), differen
 # -- binary, differentiable --
 add = _ufunc_op("add")
 subtract = _ufunc_op("subtract")
-multiply = _ufunc_op("multiply")
+multiply = _ufunc_op("multiply", doc="""As numpy.multiply: x1 * x2, elementwise.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: the products.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.multiply(np.array([1, 4, -7]), np.array([2, 4, 3]))
+        array([  2,  16, -21])
+    """)
 divide = _ufunc_op("divide")
 power = _ufunc_op("power")
-remainder = _ufunc_op("remainder")
-maximum = _ufunc_op("maximum")
-minimum = _ufunc_op("minimum")
-fmax = _ufunc_op("fmax")
-fmin = _ufunc_op("fmin")
+remainder = _ufunc_op("remainder", doc="""As numpy.remainder: the remainder of x1 / x2 with the sign of x2 (also `mod`).
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: x1 % x2.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.remainder(np.array([1, 4, -7]), np.array([2, 4, 3]))
+        array([1, 0, 2])
+    """)
+maximum = _ufunc_op("maximum", doc="""As numpy.maximum: the elementwise maximum (NaN propagates).
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: the larger of x1 and x2; ties share the derivative equally.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.maximum(np.array([1, 4, -7]), np.array([2, 4, 3]))
+        array([2, 4, 3])
+    """)
+minimum = _ufunc_op("minimum", doc="""As numpy.minimum: the elementwise minimum (NaN propagates).
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: the smaller of x1 and x2; ties share the derivative equally.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.minimum(np.array([1, 4, -7]), np.array([2, 4, 3]))
+        array([ 1,  4, -7])
+    """)
+fmax = _ufunc_op("fmax", doc="""As numpy.fmax: the elementwise maximum, ignoring NaN.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: the larger of x1 and x2 (NaN only where both are NaN).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.fmax(np.array([1.0, np.nan, 3.0]), np.array([2.0, 0.0, np.nan]))
+        array([2., 0., 3.])
+    """)
+fmin = _ufunc_op("fmin", doc="""As numpy.fmin: the elementwise minimum, ignoring NaN.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: the smaller of x1 and x2 (NaN only where both are NaN).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.fmin(np.array([1.0, np.nan, 3.0]), np.array([2.0, 0.0, np.nan]))
+        array([1., 0., 3.])
+    """)
 arctan2 = _ufunc_op("arctan2")
-hypot = _ufunc_op("hypot")
-logaddexp = _ufunc_op("logaddexp")
-logaddexp2 = _ufunc_op("logaddexp2")
+hypot = _ufunc_op("hypot", doc="""As numpy.hypot: sqrt(x1 ** 2 + x2 ** 2), elementwise.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: the hypotenuses.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.hypot(np.array([3, 5]), np.array([4, 12]))
+        array([ 5., 13.])
+    """)
+logaddexp = _ufunc_op("logaddexp", doc="""As numpy.logaddexp: log(exp(x1) + exp(x2)) without overflow.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: log(exp(x1) + exp(x2)).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> bool(np.allclose(fnp.logaddexp(np.array([0.0]), np.array([0.0])), np.log(2)))
+        True
+    """)
+logaddexp2 = _ufunc_op("logaddexp2", doc="""As numpy.logaddexp2: log2(2 ** x1 + 2 ** x2) without overflow.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: log2(2 ** x1 + 2 ** x2).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.logaddexp2(np.array([1.0]), np.array([1.0]))
+        array([2.])
+    """)
 copysign = _ufunc_op("copysign")
 
 # -- binary, integer- or boolean-valued --
-floor_divide = _ufunc_op("floor_divide", differentiable=False)
-equal = _ufunc_op("equal", differentiable=False)
+floor_divide = _ufunc_op("floor_divide", doc="""As numpy.floor_divide: the floor of x1 / x2 (x1 // x2), elementwise.
+
+    Piecewise constant: its derivative is zero.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: x1 // x2.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.floor_divide(np.array([1, 4, -7]), np.array([2, 4, 3]))
+        array([ 0,  1, -3])
+    """, differentiable=False)
+equal = _ufunc_op("equal", doc="""As numpy.equal: x1 == x2, elementwise.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: a bool array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.equal(np.array([1, 4, -7]), np.array([2, 4, 3]))
+        array([False,  True, False])
+    """, differentiable=False)
 not_equal = _ufunc_op("not_equal", differentiable=False)
-less = _ufunc_op("less", differentiable=False)
-less_equal = _ufunc_op("less_equal", differentiable=False)
-greater = _ufunc_op("greater", differentiable=False)
-greater_equal = _ufunc_op("greater_equal", differentiable=False)
-logical_and = _ufunc_op("logical_and", differentiable=False)
-logical_or = _ufunc_op("logical_or", differentiable=False)
-logical_xor = _ufunc_op("logical_xor", differentiable=False)
+less = _ufunc_op("less", doc="""As numpy.less: x1 < x2, elementwise.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: a bool array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.less(np.array([1, 4, -7]), np.array([2, 4, 3]))
+        array([ True, False,  True])
+    """, differentiable=False)
+less_equal = _ufunc_op("less_equal", doc="""As numpy.less_equal: x1 <= x2, elementwise.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: a bool array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.less_equal(np.array([1, 4, -7]), np.array([2, 4, 3]))
+        array([ True,  True,  True])
+    """, differentiable=False)
+greater = _ufunc_op("greater", doc="""As numpy.greater: x1 > x2, elementwise.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: a bool array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.greater(np.array([1, 4, -7]), np.array([2, 4, 3]))
+        array([False, False, False])
+    """, differentiable=False)
+greater_equal = _ufunc_op("greater_equal", doc="""As numpy.greater_equal: x1 >= x2, elementwise.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: a bool array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.greater_equal(np.array([1, 4, -7]), np.array([2, 4, 3]))
+        array([False,  True, False])
+    """, differentiable=False)
+logical_and = _ufunc_op("logical_and", doc="""As numpy.logical_and: the truth value of x1 AND x2, elementwise.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: a bool array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.logical_and(np.array([True, True, False]), np.array([True, False, False]))
+        array([ True, False, False])
+    """, differentiable=False)
+logical_or = _ufunc_op("logical_or", doc="""As numpy.logical_or: the truth value of x1 OR x2, elementwise.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: a bool array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.logical_or(np.array([True, True, False]), np.array([True, False, False]))
+        array([ True,  True, False])
+    """, differentiable=False)
+logical_xor = _ufunc_op("logical_xor", doc="""As numpy.logical_xor: the truth value of x1 XOR x2, elementwise.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x1, x2: array_like, broadcast against each other.
+
+    Returns:
+        An array of the broadcast shape: a bool array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.logical_xor(np.array([True, True, False]), np.array([True, False, False]))
+        array([False,  True, False])
+    """, differentiable=False)
 
 # -- ternary --
 where = defop("where", lambda xp, cond, x, y: xp.where(cond, x, y), numpy_impl=branchless.where,
