@@ -6,7 +6,19 @@ from ._util import dtype_of, reject, is_wrapper
 
 
 def float_power(x1, x2):
-    """power computed in float64 (complex128 for complex inputs), as numpy.float_power."""
+    """As numpy.float_power: x1 ** x2 computed in float64 (complex128 for complex inputs).
+
+    Args:
+        x1, x2: array_like, broadcast against each other; the base and the exponent.
+
+    Returns:
+        A float64 (or complex128) array of the broadcast shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.float_power(np.array([2, 3]), np.array([3, -1]))
+        array([8.        , 0.33333333])
+    """
     def widen(x):
         if not (is_wrapper(x) or hasattr(x, "dtype")):
             return x

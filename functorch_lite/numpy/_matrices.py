@@ -33,7 +33,21 @@ def diagflat(v, k=0):
 
 
 def kron(a, b):
-    """Kronecker product: a[i..] * b[j..] placed at i * b.shape + j, one broadcast multiply."""
+    """As numpy.kron: the Kronecker product of `a` and `b`.
+
+    a[i..] * b[j..] is placed at i * b.shape + j, computed as one broadcast multiply.
+
+    Args:
+        a, b: array_like; the one with fewer dimensions gets leading length-1 axes.
+
+    Returns:
+        An array of shape a.shape * b.shape (elementwise).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.kron(np.array([1, 10]), np.array([1, 2, 3]))
+        array([ 1,  2,  3, 10, 20, 30])
+    """
     a, b = as_operand(a), as_operand(b)
     nd = max(ndim(a), ndim(b))
     sa = (1,) * (nd - ndim(a)) + shape(a)
@@ -82,11 +96,23 @@ def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
 
 
 def fmod(x1, x2):
-    """C's fmod: the remainder with the sign of the dividend (remainder has the divisor's).
+    """As numpy.fmod: C's remainder, with the sign of the dividend x1.
 
     remainder(x1, x2) - x2 where the two signs differ and the remainder is not 0, so the
     derivative in x2 is -trunc(x1 / x2), as it should. A finite x1 over an infinite x2 is x1
-    (remainder would give inf - inf there)."""
+    (remainder would give inf - inf there).
+
+    Args:
+        x1, x2: array_like, broadcast against each other; the dividend and the divisor.
+
+    Returns:
+        An array of the broadcast shape (remainder's has the divisor's sign instead).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.fmod(np.array([-7, 7]), np.array([3, -3]))
+        array([-1,  1])
+    """
     r = ew.remainder(x1, x2)
     differ = ew.logical_and(ew.not_equal(r, 0), ew.not_equal(ew.less(r, 0), ew.less(x1, 0)))
     out = ew.where(differ, ew.subtract(r, x2), r)

@@ -56,7 +56,21 @@ def vdot(a, b):
 
 
 def inner(a, b):
-    """Sum product over the last axes of `a` and `b`, as numpy.inner."""
+    """As numpy.inner: the sum product over the last axes of `a` and `b`.
+
+    Args:
+        a, b: array_like with equal last dimensions; a scalar operand multiplies.
+
+    Returns:
+        An array of shape a.shape[:-1] + b.shape[:-1].
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.inner(np.array([1, 2, 3]), np.array([4, 5, 6]))
+        array(32)
+        >>> fnp.inner(np.array([[1, 0], [0, 2]]), np.array([1, 1]))
+        array([1, 2])
+    """
     a, b = as_operand(a), as_operand(b)
     if ndim(a) == 0 or ndim(b) == 0:
         return ew.multiply(a, b)

@@ -24,9 +24,30 @@ def searchsorted(a, v, side="left", sorter=None):
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
-    """Piecewise-linear interpolation of the points (xp, fp) at x (xp increasing), as
-    numpy.interp: fp[0] (or `left`) below xp[0], fp[-1] (or `right`) above xp[-1].
-    Differentiable in x, xp and fp; the result is float64, as NumPy's."""
+    """As numpy.interp: piecewise-linear interpolation of the points (xp, fp) at x.
+
+    fp[0] (or `left`) below xp[0], fp[-1] (or `right`) above xp[-1]. Differentiable in x, xp
+    and fp; the result is float64, as NumPy's.
+
+    Args:
+        x: array_like, where to evaluate.
+        xp: 1-d increasing array_like, the sample points.
+        fp: 1-d array_like of xp's length, the sample values.
+        left, right: the values below xp[0] and above xp[-1] (default fp[0] and fp[-1]).
+        period: not supported.
+
+    Returns:
+        A float64 array of x's shape.
+
+    Raises:
+        ValueError: xp and fp are not 1-d of the same non-zero length.
+        TypeError: period= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.interp(np.array([0, 1, 5]), np.array([0, 2, 4]), np.array([0, 4, 2]))
+        array([0., 2., 2.])
+    """
     reject("interp", period=period)
     x, xp, fp = as_operand(x), as_operand(xp), as_operand(fp)
     if ndim(xp) != 1 or shape(xp) != shape(fp) or shape(xp)[0] == 0:

@@ -69,8 +69,22 @@ def _any_of(conds):
 
 
 def heaviside(x1, x2):
-    """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0 (NaN stays NaN). Constant in x1 (zero
-    derivative), differentiable in x2 where x1 == 0."""
+    """As numpy.heaviside: the step function, 0 below 0, x2 at 0 and 1 above (NaN stays NaN).
+
+    Constant in x1 (zero derivative), differentiable in x2 where x1 == 0.
+
+    Args:
+        x1: array_like, where to step.
+        x2: array_like, the value at x1 == 0; broadcast against x1.
+
+    Returns:
+        An array of the broadcast shape and the result type of x1 and x2.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.heaviside(np.array([-2.0, 0.0, 3.0]), 0.5)
+        array([0. , 0.5, 1. ])
+    """
     x1, x2 = as_operand(x1), as_operand(x2)
     dtype = _weak_result_type(x1, x2)
     step = ew.astype(ew.greater(x1, 0), dtype=dtype)
@@ -80,7 +94,26 @@ def heaviside(x1, x2):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|a - b| <= atol + rtol |b| elementwise (infinities close only to themselves)."""
+    """As numpy.isclose: |a - b| <= atol + rtol |b| elementwise.
+
+    Infinities are close only to themselves. Boolean-valued: it has no derivative.
+
+    Args:
+        a, b: array_like, broadcast against each other.
+        rtol: relative tolerance (default 1e-05).
+        atol: absolute tolerance (default 1e-08).
+        equal_nan: count NaN as close to NaN.
+
+    Returns:
+        A bool array of the broadcast shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.isclose(np.array([1.0, 2.0, np.nan]), np.array([1.0, 2.1, np.nan]))
+        array([ True, False, False])
+        >>> bool(fnp.isclose(np.nan, np.nan, equal_nan=True))
+        True
+    """
     a, b = as_operand(a), as_operand(b)
     finite = ew.logical_and(ew.isfinite(a), ew.isfinite(b))
     near = ew.less_equal(ew.abs(ew.subtract(a, b)), ew.add(atol, ew.multiply(rtol, ew.abs(b))))
