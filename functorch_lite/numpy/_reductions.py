@@ -24,13 +24,57 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    """Maximum over `axis`, as numpy.max (also `amax`); ties share the derivative equally."""
+    """As numpy.max (also `amax`): the maximum over `axis`.
+
+    Ties share the derivative equally.
+
+    Args:
+        a: array_like.
+        axis: None (all axes), an int or a tuple of ints.
+        keepdims: keep the reduced axes with length 1.
+        out, initial, where: not supported.
+
+    Returns:
+        An array of `a`'s dtype without the reduced axes (with length-1 ones if keepdims).
+
+    Raises:
+        TypeError: out=, initial= or where= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.max(np.array([[1, 5], [3, 2]]), axis=0)
+        array([3, 5])
+        >>> int(fnp.max(np.array([[1, 5], [3, 2]])))
+        5
+    """
     reject("max", out=out, initial=initial, where=where)
     return red.max(a, axis=_axis(axis), keepdims=keepdims)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    """Minimum over `axis`, as numpy.min (also `amin`); ties share the derivative equally."""
+    """As numpy.min (also `amin`): the minimum over `axis`.
+
+    Ties share the derivative equally.
+
+    Args:
+        a: array_like.
+        axis: None (all axes), an int or a tuple of ints.
+        keepdims: keep the reduced axes with length 1.
+        out, initial, where: not supported.
+
+    Returns:
+        An array of `a`'s dtype without the reduced axes (with length-1 ones if keepdims).
+
+    Raises:
+        TypeError: out=, initial= or where= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.min(np.array([[1, 5], [3, 2]]), axis=0)
+        array([1, 2])
+        >>> int(fnp.min(np.array([[1, 5], [3, 2]])))
+        1
+    """
     reject("min", out=out, initial=initial, where=where)
     return red.min(a, axis=_axis(axis), keepdims=keepdims)
 
@@ -108,7 +152,28 @@ def _mean_dtype(a, dtype):
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
-    """sum / count, accumulating integers in float64 as NumPy does."""
+    """As numpy.mean: the arithmetic mean over `axis`.
+
+    sum / count, accumulating integers in float64 as NumPy does.
+
+    Args:
+        a: array_like.
+        axis: None (all axes), an int or a tuple of ints.
+        dtype: the accumulation and result dtype (default float64 for integer input).
+        keepdims: keep the reduced axes with length 1.
+        out, where: not supported.
+
+    Returns:
+        An array without the reduced axes (with length-1 ones if keepdims).
+
+    Raises:
+        TypeError: out= or where= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.mean(np.array([[1, 2], [3, 6]]), axis=1)
+        array([1.5, 4.5])
+    """
     reject("mean", out=out, where=where)
     axis = _axis(axis)
     total = red.sum(a, axis=axis, keepdims=keepdims, dtype=_mean_dtype(a, dtype))

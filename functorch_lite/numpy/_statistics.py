@@ -109,8 +109,32 @@ def _lerp_quantiles(s, q):
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """The middle value (mean of the two middle values for an even count), via sort: its
-    derivative goes to the middle element(s), as sort's derivative is a permutation."""
+    """As numpy.median: the middle value over `axis`.
+
+    The mean of the two middle values for an even count. Computed via sort: its derivative
+    goes to the middle element(s), as sort's derivative is a permutation.
+
+    Args:
+        a: array_like.
+        axis: None (the flattened array) or an int.
+        keepdims: keep the reduced axis with length 1.
+        overwrite_input: accepted for NumPy compatibility (the input is never changed).
+        out: not supported.
+
+    Returns:
+        A float array without the reduced axis (with a length-1 one if keepdims).
+
+    Raises:
+        TypeError: out= is given.
+        NotImplementedError: `axis` is a tuple or list.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.median(np.array([3, 1, 2]))
+        array(2.)
+        >>> fnp.median(np.array([[4, 1], [2, 3]]), axis=1)
+        array([2.5, 2.5])
+    """
     reject("median", out=out)
     if isinstance(axis, (tuple, list)):
         raise NotImplementedError("median over several axes is not supported (int or None)")
@@ -164,14 +188,54 @@ def _nan_filled(a, value):
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    """sum treating NaN as zero."""
+    """As numpy.nansum: the sum over `axis`, treating NaN as zero.
+
+    Args:
+        a: array_like.
+        axis: None (all axes), an int or a tuple of ints.
+        dtype: the accumulation and result dtype.
+        keepdims: keep the reduced axes with length 1.
+        out, initial, where: not supported.
+
+    Returns:
+        An array without the reduced axes (with length-1 ones if keepdims).
+
+    Raises:
+        TypeError: out=, initial= or where= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.nansum(np.array([[1.0, np.nan], [2.0, 3.0]]), axis=0)
+        array([3., 3.])
+    """
     reject("nansum", out=out, initial=initial, where=where)
     filled, _ = _nan_filled(a, 0)
     return _sum(filled, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
-    """mean of the non-NaN values; NaN for an all-NaN slice (Note [NaN-safe derivatives])."""
+    """As numpy.nanmean: the mean of the non-NaN values over `axis`.
+
+    NaN for an all-NaN slice (Note [NaN-safe derivatives]).
+
+    Args:
+        a: array_like.
+        axis: None (all axes), an int or a tuple of ints.
+        dtype: the accumulation and result dtype.
+        keepdims: keep the reduced axes with length 1.
+        out, where: not supported.
+
+    Returns:
+        An array without the reduced axes (with length-1 ones if keepdims).
+
+    Raises:
+        TypeError: out= or where= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.nanmean(np.array([1.0, np.nan, 3.0]))
+        array(2.)
+    """
     reject("nanmean", out=out, where=where)
     filled, nan = _nan_filled(a, 0)
     if nan is None:
@@ -194,8 +258,28 @@ def _nan_extremum(name, reduce, fill):
         all_nan = red.all(nan, axis=_axis(axis), keepdims=keepdims)
         return ew.where(all_nan, np.nan, m)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"{reduce.__name__} ignoring NaN (NaN for an all-NaN slice); ties split the "
-                  "derivative as the reduction does.")
+    extremum = {"nanmax": "3.", "nanmin": "1."}[name]
+    fn.__doc__ = f"""As numpy.{name}: the {reduce.__name__}imum over `axis`, ignoring NaN.
+
+    NaN for an all-NaN slice; ties split the derivative as the reduction does.
+
+    Args:
+        a: array_like.
+        axis: None (all axes), an int or a tuple of ints.
+        keepdims: keep the reduced axes with length 1.
+        out, initial, where: not supported.
+
+    Returns:
+        An array of `a`'s dtype without the reduced axes (with length-1 ones if keepdims).
+
+    Raises:
+        TypeError: out=, initial= or where= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.{name}(np.array([1.0, np.nan, 3.0]))
+        array({extremum})
+    """
     return fn
 
 
