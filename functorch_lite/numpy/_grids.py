@@ -4,8 +4,31 @@ from ._util import as_operand, shape
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
-    """A tuple of coordinate arrays, one per input vector: 'xy' (Cartesian, the default: the
-    first two axes swapped) or 'ij' (matrix) indexing; sparse=True keeps them unbroadcast."""
+    """As numpy.meshgrid: a tuple of coordinate arrays, one per input vector.
+
+    Args:
+        *xi: array_like, flattened to 1-d coordinate vectors.
+        copy: accepted for NumPy compatibility.
+        sparse: keep each output unbroadcast (length 1 on the other axes).
+        indexing: 'xy' (Cartesian, the default: the first two axes swapped) or 'ij' (matrix).
+
+    Returns:
+        A tuple of len(xi) arrays.
+
+    Raises:
+        ValueError: `indexing` is neither 'xy' nor 'ij'.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> X, Y = fnp.meshgrid(np.array([1, 2, 3]), np.array([4, 5]))
+        >>> X
+        array([[1, 2, 3],
+               [1, 2, 3]])
+        >>> fnp.meshgrid(np.array([1, 2, 3]), np.array([4, 5]), indexing="ij")[1]
+        array([[4, 5],
+               [4, 5],
+               [4, 5]])
+    """
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
     vectors = [ravel(as_operand(x)) for x in xi]

@@ -161,8 +161,27 @@ def add_along_axis(arr, indices, values, axis):
 
 
 def nonzero(a):
-    """Indices of the nonzero elements. The result's shape depends on the values, so this
-    needs a concrete array: it is refused under vmap."""
+    """As numpy.nonzero: the indices of the nonzero elements.
+
+    The result's shape depends on the values, so this needs a concrete array: it is refused
+    under vmap. Integer results carry no derivative.
+
+    Args:
+        a: array_like.
+
+    Returns:
+        A tuple of ndim(a) integer index arrays, one per axis.
+
+    Raises:
+        TypeError: `a` is batched (under vmap).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.nonzero(np.array([0, 3, 0, 5]))
+        (array([1, 3]),)
+        >>> fnp.nonzero(np.array([[1, 0], [0, 2]]))
+        (array([0, 1]), array([0, 1]))
+    """
     a = _concrete(a)
     return xp_of(a).nonzero(a)
 

@@ -11,7 +11,21 @@ def shape(a):
 
 
 def ndim(a):
-    """The number of dimensions of an array, wrapper, scalar or nested list, as numpy.ndim."""
+    """As numpy.ndim: the number of dimensions of an array, wrapper, scalar or nested list.
+
+    Args:
+        a: array_like or a traced value.
+
+    Returns:
+        An int (the dimensions of one example under vmap).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.ndim(np.zeros((2, 3)))
+        2
+        >>> fnp.ndim([[1, 2], [3, 4]]), fnp.ndim(5)
+        (2, 0)
+    """
     return len(shape(a))
 
 

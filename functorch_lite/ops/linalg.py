@@ -5,7 +5,22 @@ import numpy as np
 from ..dispatch import defop
 
 matmul = defop("matmul", lambda xp, a, b: xp.matmul(a, b), numpy_impl=np.matmul,
-               doc="The matrix product a @ b with NumPy's stacking rules, as numpy.matmul.")
+               doc="""As numpy.matmul: the matrix product a @ b with NumPy's stacking rules.
+
+    Args:
+        a, b: arrays of at least 1 dimension; a 1-d operand is a vector, leading dimensions
+            of n-d operands are batch dimensions broadcast against each other.
+
+    Returns:
+        The product; a 1-d operand's axis is removed from the result.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.matmul(np.array([[1, 2], [3, 4]]), np.array([1, 1]))
+        array([3, 7])
+        >>> fnp.matmul(np.ones((5, 2, 3)), np.ones((3, 4))).shape
+        (5, 2, 4)
+    """)
 _NAIVE_LOOP_LIMIT = 1 << 16
 """Below this many iterations of einsum's one nested loop (the product of every index's size),
 choosing an order costs more (tens of microseconds of path search) than it saves."""
