@@ -218,7 +218,7 @@ isfinite = _ufunc_op("isfinite", doc="""As numpy.isfinite: True where x is neith
         >>> fnp.isfinite(np.array([1.0, np.inf, np.nan]))
         array([ True, False, False])
     """, differentiable=False)
-logical_not = _ufunc_op("logical_not", doc="""As numpy.logical_not: the truth value of NOT x, elementwise.
+logical_not = _ufunc_op("logical_not", doc="""As numpy.logical_not: NOT x, elementwise.
 
     Boolean-valued: it has no derivative.
 
@@ -273,7 +273,7 @@ multiply = _ufunc_op("multiply", doc="""As numpy.multiply: x1 * x2, elementwise.
     """)
 divide = _ufunc_op("divide")
 power = _ufunc_op("power")
-remainder = _ufunc_op("remainder", doc="""As numpy.remainder: the remainder of x1 / x2 with the sign of x2 (also `mod`).
+remainder = _ufunc_op("remainder", doc="""As numpy.remainder (also `mod`): x1 % x2, signed as x2.
 
     Args:
         x1, x2: array_like, broadcast against each other.
@@ -292,7 +292,8 @@ maximum = _ufunc_op("maximum", doc="""As numpy.maximum: the elementwise maximum 
         x1, x2: array_like, broadcast against each other.
 
     Returns:
-        An array of the broadcast shape: the larger of x1 and x2; ties share the derivative equally.
+        An array of the broadcast shape: the larger of x1 and x2;
+            ties share the derivative equally.
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
@@ -305,7 +306,8 @@ minimum = _ufunc_op("minimum", doc="""As numpy.minimum: the elementwise minimum 
         x1, x2: array_like, broadcast against each other.
 
     Returns:
-        An array of the broadcast shape: the smaller of x1 and x2; ties share the derivative equally.
+        An array of the broadcast shape: the smaller of x1 and x2;
+            ties share the derivative equally.
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
@@ -352,7 +354,7 @@ hypot = _ufunc_op("hypot", doc="""As numpy.hypot: sqrt(x1 ** 2 + x2 ** 2), eleme
         >>> fnp.hypot(np.array([3, 5]), np.array([4, 12]))
         array([ 5., 13.])
     """)
-logaddexp = _ufunc_op("logaddexp", doc="""As numpy.logaddexp: log(exp(x1) + exp(x2)) without overflow.
+logaddexp = _ufunc_op("logaddexp", doc="""As numpy.logaddexp: log(exp(x1) + exp(x2)), stably.
 
     Args:
         x1, x2: array_like, broadcast against each other.
@@ -365,7 +367,7 @@ logaddexp = _ufunc_op("logaddexp", doc="""As numpy.logaddexp: log(exp(x1) + exp(
         >>> bool(np.allclose(fnp.logaddexp(np.array([0.0]), np.array([0.0])), np.log(2)))
         True
     """)
-logaddexp2 = _ufunc_op("logaddexp2", doc="""As numpy.logaddexp2: log2(2 ** x1 + 2 ** x2) without overflow.
+logaddexp2 = _ufunc_op("logaddexp2", doc="""As numpy.logaddexp2: log2(2 ** x1 + 2 ** x2), stably.
 
     Args:
         x1, x2: array_like, broadcast against each other.
@@ -381,7 +383,7 @@ logaddexp2 = _ufunc_op("logaddexp2", doc="""As numpy.logaddexp2: log2(2 ** x1 + 
 copysign = _ufunc_op("copysign")
 
 # -- binary, integer- or boolean-valued --
-floor_divide = _ufunc_op("floor_divide", doc="""As numpy.floor_divide: the floor of x1 / x2 (x1 // x2), elementwise.
+floor_divide = _ufunc_op("floor_divide", doc="""As numpy.floor_divide: x1 // x2, elementwise.
 
     Piecewise constant: its derivative is zero.
 
@@ -472,7 +474,7 @@ greater_equal = _ufunc_op("greater_equal", doc="""As numpy.greater_equal: x1 >= 
         >>> fnp.greater_equal(np.array([1, 4, -7]), np.array([2, 4, 3]))
         array([False,  True, False])
     """, differentiable=False)
-logical_and = _ufunc_op("logical_and", doc="""As numpy.logical_and: the truth value of x1 AND x2, elementwise.
+logical_and = _ufunc_op("logical_and", doc="""As numpy.logical_and: x1 AND x2, elementwise.
 
     Boolean-valued: it has no derivative.
 
@@ -487,7 +489,7 @@ logical_and = _ufunc_op("logical_and", doc="""As numpy.logical_and: the truth va
         >>> fnp.logical_and(np.array([True, True, False]), np.array([True, False, False]))
         array([ True, False, False])
     """, differentiable=False)
-logical_or = _ufunc_op("logical_or", doc="""As numpy.logical_or: the truth value of x1 OR x2, elementwise.
+logical_or = _ufunc_op("logical_or", doc="""As numpy.logical_or: x1 OR x2, elementwise.
 
     Boolean-valued: it has no derivative.
 
@@ -502,7 +504,7 @@ logical_or = _ufunc_op("logical_or", doc="""As numpy.logical_or: the truth value
         >>> fnp.logical_or(np.array([True, True, False]), np.array([True, False, False]))
         array([ True,  True, False])
     """, differentiable=False)
-logical_xor = _ufunc_op("logical_xor", doc="""As numpy.logical_xor: the truth value of x1 XOR x2, elementwise.
+logical_xor = _ufunc_op("logical_xor", doc="""As numpy.logical_xor: x1 XOR x2, elementwise.
 
     Boolean-valued: it has no derivative.
 
