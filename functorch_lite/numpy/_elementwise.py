@@ -44,7 +44,26 @@ def where(condition, x=None, y=None):
 
 
 def round(a, decimals=0, out=None):
-    """`a` rounded to `decimals` (halves to even), as numpy.round (zero derivative)."""
+    """As numpy.round: `a` rounded to `decimals` places, halves to even.
+
+    Piecewise constant: its derivative is zero under every transform.
+
+    Args:
+        a: the array.
+        decimals: number of decimal places (negative rounds to tens, hundreds...).
+        out: not supported.
+
+    Returns:
+        An array of a's shape and dtype.
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.round(np.array([0.5, 1.5, 2.25]), 1)
+        array([0.5, 1.5, 2.2])
+    """
     reject("round", out=out)
     return ew.round(a, decimals=decimals)
 

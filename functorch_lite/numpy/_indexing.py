@@ -142,8 +142,29 @@ def take_along_axis(arr, indices, axis):
 
 
 def put_along_axis(arr, indices, values, axis, inplace=False, mode=None):
-    """A copy of arr with values put at indices along axis (jax.numpy's functional form:
-    NumPy's in-place version would mutate, so inplace=True is refused)."""
+    """As numpy.put_along_axis, functionally: a copy of arr with values put at indices.
+
+    NumPy's version mutates arr; this one returns the updated copy (as jax.numpy does).
+
+    Args:
+        arr: the array.
+        indices: integer array of arr's number of dimensions, indexing along axis.
+        values: broadcast to indices' shape.
+        axis: the axis indices run along.
+        inplace: must be False.
+        mode: accepted for compatibility.
+
+    Returns:
+        A new array of arr's shape.
+
+    Raises:
+        TypeError: inplace=True.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.put_along_axis(np.array([[1, 2, 3]]), np.array([[2]]), 9, axis=1)
+        array([[1, 2, 9]])
+    """
     if inplace:
         raise TypeError("put_along_axis(..., inplace=True) would mutate its input; "
                         "functorch_lite returns the updated copy (pass inplace=False)")

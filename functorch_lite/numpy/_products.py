@@ -64,7 +64,25 @@ def inner(a, b):
 
 
 def outer(a, b, out=None):
-    """The outer product of the flattened inputs, as numpy.outer."""
+    """As numpy.outer: the outer product of the flattened inputs.
+
+    Args:
+        a: an array; flattened to length M.
+        b: an array; flattened to length N.
+        out: not supported.
+
+    Returns:
+        The (M, N) array a[i] * b[j].
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.outer(np.array([1, 2]), np.array([1, 10, 100]))
+        array([[  1,  10, 100],
+               [  2,  20, 200]])
+    """
     if out is not None:
         raise TypeError("functorch_lite.numpy.outer does not support out=")
     return ew.multiply(reshape(ravel(a), (-1, 1)), reshape(ravel(b), (1, -1)))

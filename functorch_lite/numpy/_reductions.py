@@ -18,7 +18,26 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    """Product over `axis`, as numpy.prod; `out`, `initial` and `where` are refused."""
+    """As numpy.prod: the product over `axis`.
+
+    Args:
+        a: the array.
+        axis: int, tuple of ints or None (all axes).
+        dtype: the accumulation and result dtype.
+        keepdims: keep the reduced axes with length 1.
+        out, initial, where: not supported.
+
+    Returns:
+        The product; a 0-d array when all axes are reduced.
+
+    Raises:
+        TypeError: out=, initial= or where= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.prod(np.array([[1, 2], [3, 4]]), axis=1)
+        array([ 2, 12])
+    """
     reject("prod", out=out, initial=initial, where=where)
     return red.prod(a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
 
@@ -75,7 +94,28 @@ def cumprod(a, axis=None, dtype=None, out=None):
 
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """A sorted copy along `axis`, as numpy.sort; the derivative follows the permutation."""
+    """As numpy.sort: a sorted copy along `axis`.
+
+    The derivative follows the sorting permutation.
+
+    Args:
+        a: the array.
+        axis: the axis (-1 by default; None flattens).
+        kind, stable: accepted for NumPy compatibility.
+        order: not supported.
+
+    Returns:
+        The sorted array.
+
+    Raises:
+        TypeError: order= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.sort(np.array([[3, 1, 2], [0, 5, 4]]))
+        array([[1, 2, 3],
+               [0, 4, 5]])
+    """
     reject("sort", order=order)
     if axis is None:
         from ._shape import ravel

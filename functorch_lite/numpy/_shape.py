@@ -18,14 +18,43 @@ def _tuple(shape_arg):
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    """`a` with a new shape (one -1 is inferred), as numpy.reshape; a view where NumPy makes one."""
+    """As numpy.reshape: `a` with a new shape.
+
+    Args:
+        a: the array.
+        shape: int or tuple of ints; one -1 is inferred (newshape is its old name).
+        order: "C" (default) or another NumPy order.
+        copy: accepted for NumPy compatibility.
+
+    Returns:
+        An array of the new shape (a view where NumPy makes one).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.reshape(np.arange(6), (2, -1))
+        array([[0, 1, 2],
+               [3, 4, 5]])
+    """
     if shape is None:
         shape = newshape
     return sh.reshape(as_operand(a), shape=_tuple(shape), order=order)
 
 
 def ravel(a, order="C"):
-    """`a` flattened to 1-d (C order), as numpy.ravel."""
+    """As numpy.ravel: `a` flattened to 1-d.
+
+    Args:
+        a: the array.
+        order: "C" (default) or another NumPy order.
+
+    Returns:
+        A 1-d array of a's size.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.ravel(np.array([[1, 2], [3, 4]]))
+        array([1, 2, 3, 4])
+    """
     return sh.reshape(as_operand(a), shape=(-1,), order=order)
 
 
@@ -186,8 +215,24 @@ def array_split(ary, indices_or_sections, axis=0):
 
 
 def split(ary, indices_or_sections, axis=0):
-    """A list of sub-arrays of `a` along `axis`: equal sections or cut at given indices, as
-    numpy.split."""
+    """As numpy.split: a list of sub-arrays of `ary` along `axis`.
+
+    Args:
+        ary: the array.
+        indices_or_sections: an int N (N equal sections) or a sorted sequence of cut indices.
+        axis: the axis to split along.
+
+    Returns:
+        A list of arrays.
+
+    Raises:
+        ValueError: N sections do not divide the axis equally, or N is not positive.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.split(np.arange(4), 2)
+        [array([0, 1]), array([2, 3])]
+    """
     ary = as_operand(ary)
     n = shape(ary)[normalize_axis(axis, ndim(ary))]
     _split_points(n, indices_or_sections, strict=True)
@@ -204,7 +249,21 @@ def flip(m, axis=None):
 
 
 def roll(a, shift, axis=None):
-    """`a` rotated by `shift` along `axis` (the flattened array when None), as numpy.roll."""
+    """As numpy.roll: `a` rotated by `shift` along `axis`.
+
+    Args:
+        a: the array.
+        shift: int, or tuple of ints matching a tuple axis.
+        axis: int, tuple of ints, or None (the flattened array, shape restored).
+
+    Returns:
+        An array of a's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.roll(np.array([1, 2, 3, 4]), 1)
+        array([4, 1, 2, 3])
+    """
     a = as_operand(a)
     if axis is None:
         return reshape(sh.roll(ravel(a), shift=shift, axis=0), shape(a))
@@ -230,7 +289,21 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None):
-    """Each element of `a` repeated `repeats` times along `axis`, as numpy.repeat."""
+    """As numpy.repeat: each element of `a` repeated along `axis`.
+
+    Args:
+        a: the array.
+        repeats: static int or sequence of ints, one per element along axis.
+        axis: the axis (None flattens first).
+
+    Returns:
+        The array with the repeated elements.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.repeat(np.array([1, 2]), 2)
+        array([1, 1, 2, 2])
+    """
     a = as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
@@ -242,8 +315,25 @@ def repeat(a, repeats, axis=None):
 
 
 def pad(array, pad_width, mode="constant", constant_values=0):
-    """`a` padded by `pad_width` with the given `mode`, as numpy.pad; an unsupported mode raises an
-    error naming it."""
+    """As numpy.pad: `array` padded with a constant.
+
+    Args:
+        array: the array to pad.
+        pad_width: an int, a (before, after) pair, or one pair per axis.
+        mode: only "constant".
+        constant_values: the padding value (0 by default).
+
+    Returns:
+        The padded array; the padding has a zero derivative.
+
+    Raises:
+        NotImplementedError: a mode other than "constant".
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.pad(np.array([1, 2]), (1, 2))
+        array([0, 1, 2, 0, 0])
+    """
     if mode != "constant":
         raise NotImplementedError(f"pad mode {mode!r} is not supported (only 'constant')")
     array = as_operand(array)
