@@ -12,7 +12,24 @@ def _xp(like):
 
 
 def zeros(shape, dtype=float, order="C", *, like=None):
-    """A new array of zeros, as numpy.zeros (a constant: a plain array on every level)."""
+    """As numpy.zeros: a new array of zeros.
+
+    A constant: a plain array on every transform level.
+
+    Args:
+        shape: int or tuple of ints.
+        dtype: the dtype (float64 by default).
+        order: "C" or "F".
+        like: an array whose array module (NumPy or CuPy) makes the result.
+
+    Returns:
+        An array of zeros of that shape and dtype.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.zeros(3, dtype=int)
+        array([0, 0, 0])
+    """
     return _xp(like).zeros(shape, dtype=dtype, order=order)
 
 
@@ -58,7 +75,22 @@ def _like(a, dtype, shape_arg):
 
 
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    """Zeros with the shape and dtype of `a`, as numpy.zeros_like."""
+    """As numpy.zeros_like: zeros with the shape and dtype of `a`.
+
+    Args:
+        a: an array (or a value under a transform) giving shape and dtype.
+        dtype: overrides a's dtype.
+        order, subok, device: accepted for NumPy compatibility.
+        shape: overrides a's shape.
+
+    Returns:
+        A plain array of zeros (a constant under every transform).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.zeros_like(np.array([[1, 2, 3]]))
+        array([[0, 0, 0]])
+    """
     s, dt, xp = _like(a, dtype, shape)
     return xp.zeros(s, dtype=dt)
 

@@ -34,7 +34,26 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
 
 
 def where(condition, x=None, y=None):
-    """Elementwise choice; `where(condition)` alone is nonzero(condition)."""
+    """As numpy.where: x where condition is true, else y, elementwise.
+
+    Differentiable in x and y. With the condition alone it is nonzero(condition).
+
+    Args:
+        condition: a boolean array.
+        x: values where condition holds.
+        y: values elsewhere.
+
+    Returns:
+        An array of the broadcast shape, or a tuple of index arrays with condition alone.
+
+    Raises:
+        ValueError: only one of x and y is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.where(np.array([True, False]), np.array([1, 2]), np.array([10, 20]))
+        array([ 1, 20])
+    """
     if x is None and y is None:
         from ._indexing import nonzero
         return nonzero(condition)

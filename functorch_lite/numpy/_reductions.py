@@ -10,8 +10,26 @@ def _axis(axis):
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    """Sum over `axis` (all axes by default), as numpy.sum; `out`, `initial` and `where` are
-    refused."""
+    """As numpy.sum: the sum over `axis`.
+
+    Args:
+        a: the array.
+        axis: int, tuple of ints or None (all axes).
+        dtype: the accumulation and result dtype.
+        keepdims: keep the reduced axes with length 1.
+        out, initial, where: not supported.
+
+    Returns:
+        The sum; a 0-d array when all axes are reduced.
+
+    Raises:
+        TypeError: out=, initial= or where= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.sum(np.array([[1, 2], [3, 4]]), axis=0)
+        array([4, 6])
+    """
     if out is not None or initial is not None or where is not None:
         reject("sum", out=out, initial=initial, where=where)
     return red.sum(a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
@@ -160,7 +178,27 @@ _mean = mean
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
-    """mean(|a - mean(a)|**2) with `ddof` (or `correction`) degrees of freedom removed."""
+    """As numpy.var: the variance, mean(|a - mean(a)|**2).
+
+    Args:
+        a: the array.
+        axis: int, tuple of ints or None (all axes).
+        dtype: the computation dtype.
+        ddof: degrees of freedom removed from the count (correction is its new name).
+        keepdims: keep the reduced axes with length 1.
+        out, where, mean: not supported.
+
+    Returns:
+        The variance along axis.
+
+    Raises:
+        TypeError: out=, where= or mean= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.var(np.array([1, 3, 5, 7]))
+        np.float64(5.0)
+    """
     reject("var", out=out, where=where, mean=mean)
     if correction is not None:
         ddof = correction
@@ -178,6 +216,26 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
-    """sqrt(var(a))."""
+    """As numpy.std: the standard deviation, sqrt(var(a)).
+
+    Args:
+        a: the array.
+        axis: int, tuple of ints or None (all axes).
+        dtype: the computation dtype.
+        ddof: degrees of freedom removed from the count (correction is its new name).
+        keepdims: keep the reduced axes with length 1.
+        out, where, mean: not supported.
+
+    Returns:
+        The standard deviation along axis.
+
+    Raises:
+        TypeError: out=, where= or mean= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.std(np.array([1, 3, 5, 7]))
+        np.float64(2.23606797749979)
+    """
     return ew.sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                        where=where, mean=mean, correction=correction))

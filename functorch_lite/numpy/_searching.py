@@ -109,9 +109,30 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True):
-    """numpy.unique on concrete values. Under grad and jvp the unique values carry the
-    derivatives of the entries they were taken from (the first occurrence); under vmap the
-    number of unique values would differ per example, so it is refused."""
+    """As numpy.unique: the sorted unique values (on concrete values).
+
+    Under grad and jvp each unique value carries the derivative of its first occurrence;
+    under vmap the number of unique values would differ per example, so it is refused.
+
+    Args:
+        ar: the array.
+        return_index: also return the indices of the first occurrences.
+        return_inverse: also return the indices that rebuild ar from the unique values.
+        return_counts: also return how often each value occurs.
+        axis: unique sub-arrays along this axis (None flattens).
+        equal_nan: treat NaNs as one value.
+
+    Returns:
+        The unique values, or a tuple with the requested extra arrays.
+
+    Raises:
+        TypeError: called under vmap.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.unique(np.array([3, 1, 3, 2]))
+        array([1, 2, 3])
+    """
     ar = as_operand(ar)
     try:
         concrete = _concrete(ar)

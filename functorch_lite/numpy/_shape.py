@@ -63,7 +63,25 @@ def flatten(a, order="C"):
 
 
 def transpose(a, axes=None):
-    """`a` with its axes permuted (reversed by default), as numpy.transpose."""
+    """As numpy.transpose: `a` with its axes permuted.
+
+    Args:
+        a: the array.
+        axes: a permutation of a's axes (reversed when None).
+
+    Returns:
+        The permuted array.
+
+    Raises:
+        ValueError: axes does not have one entry per axis of a.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.transpose(np.array([[1, 2, 3]]))
+        array([[1],
+               [2],
+               [3]])
+    """
     a = as_operand(a)
     if axes is not None:
         axes = tuple(axes)
@@ -90,7 +108,21 @@ def moveaxis(a, source, destination):
 
 
 def swapaxes(a, axis1, axis2):
-    """`a` with two axes exchanged, as numpy.swapaxes."""
+    """As numpy.swapaxes: `a` with two axes exchanged.
+
+    Args:
+        a: the array.
+        axis1: the first axis.
+        axis2: the second axis.
+
+    Returns:
+        The array with axis1 and axis2 exchanged.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.swapaxes(np.zeros((2, 3, 4)), 0, 2).shape
+        (4, 3, 2)
+    """
     a = as_operand(a)
     nd = ndim(a)
     axes = list(range(nd))
@@ -110,7 +142,23 @@ def expand_dims(a, axis):
 
 
 def squeeze(a, axis=None):
-    """`a` without its length-1 axes (or only those in `axis`), as numpy.squeeze."""
+    """As numpy.squeeze: `a` without its length-1 axes.
+
+    Args:
+        a: the array.
+        axis: int or tuple of ints to remove (all length-1 axes when None).
+
+    Returns:
+        The array with those axes removed.
+
+    Raises:
+        ValueError: an axis in `axis` does not have length 1.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.squeeze(np.array([[[1], [2]]])).shape
+        (2,)
+    """
     a = as_operand(a)
     s = shape(a)
     if axis is None:
@@ -153,7 +201,28 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    """The arrays joined along a new `axis`, as numpy.stack."""
+    """As numpy.stack: the arrays joined along a new `axis`.
+
+    Args:
+        arrays: a sequence of arrays of one shape.
+        axis: the position of the new axis in the result.
+        dtype: the result dtype.
+        casting: accepted for NumPy compatibility.
+        out: not supported.
+
+    Returns:
+        An array with one more axis than the inputs.
+
+    Raises:
+        ValueError: no arrays, or arrays of different shapes.
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.stack([np.array([1, 2]), np.array([3, 4])], axis=1)
+        array([[1, 3],
+               [2, 4]])
+    """
     arrays = [as_operand(a) for a in arrays]
     if not arrays:
         raise ValueError("need at least one array to stack")
@@ -186,7 +255,22 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):
-    """The arrays joined along axis 0 after making them at least 2-d, as numpy.vstack."""
+    """As numpy.vstack: the arrays joined along axis 0, after making them at least 2-d.
+
+    Args:
+        tup: a sequence of arrays.
+        dtype: the result dtype.
+        casting: accepted for NumPy compatibility.
+
+    Returns:
+        The stacked array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.vstack([np.array([1, 2]), np.array([3, 4])])
+        array([[1, 2],
+               [3, 4]])
+    """
     return concatenate([atleast_2d(a) for a in tup], axis=0, dtype=dtype)
 
 
@@ -276,7 +360,20 @@ def roll(a, shift, axis=None):
 
 
 def tile(A, reps):
-    """`a` repeated `reps` times along each axis, as numpy.tile."""
+    """As numpy.tile: `A` repeated `reps` times along each axis.
+
+    Args:
+        A: the array.
+        reps: int or tuple of ints; the shorter of A's shape and reps is padded with leading 1s.
+
+    Returns:
+        The tiled array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.tile(np.array([1, 2]), 2)
+        array([1, 2, 1, 2])
+    """
     A = as_operand(A)
     reps = _tuple(reps)
     s = shape(A)
@@ -353,7 +450,27 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    """The sum along diagonal `offset` of the planes (`axis1`, `axis2`), as numpy.trace."""
+    """As numpy.trace: the sum along a diagonal.
+
+    Args:
+        a: an array of at least 2 dimensions.
+        offset: the diagonal (0 main, positive above, negative below).
+        axis1: the first axis of the planes.
+        axis2: the second axis of the planes.
+        dtype: the accumulation and result dtype.
+        out: not supported.
+
+    Returns:
+        An array of a's shape without axis1 and axis2 (0-d for a matrix).
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.trace(np.array([[1, 2], [3, 4]]))
+        np.int64(5)
+    """
     if out is not None:
         raise TypeError("functorch_lite.numpy.trace does not support out=")
     return red.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
@@ -370,10 +487,38 @@ def _triangle(m, k, lower):
 
 
 def tril(m, k=0):
-    """`a` with the elements above diagonal `k` set to zero, as numpy.tril."""
+    """As numpy.tril: `m` with the elements above diagonal `k` set to zero.
+
+    Args:
+        m: an array of at least 2 dimensions (the last two form the matrices).
+        k: the diagonal (0 main, positive above, negative below).
+
+    Returns:
+        An array of m's shape and dtype.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.tril(np.array([[1, 2], [3, 4]]))
+        array([[1, 0],
+               [3, 4]])
+    """
     return _triangle(m, k, lower=True)
 
 
 def triu(m, k=0):
-    """`a` with the elements below diagonal `k` set to zero, as numpy.triu."""
+    """As numpy.triu: `m` with the elements below diagonal `k` set to zero.
+
+    Args:
+        m: an array of at least 2 dimensions (the last two form the matrices).
+        k: the diagonal (0 main, positive above, negative below).
+
+    Returns:
+        An array of m's shape and dtype.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.triu(np.array([[1, 2], [3, 4]]))
+        array([[1, 2],
+               [0, 4]])
+    """
     return _triangle(m, k, lower=False)
