@@ -12,12 +12,47 @@ def _xp(like):
 
 
 def zeros(shape, dtype=float, order="C", *, like=None):
-    """A new array of zeros, as numpy.zeros (a constant: a plain array on every level)."""
+    """As numpy.zeros: a new array of zeros.
+
+    A constant: a plain array on every transform level.
+
+    Args:
+        shape: int or tuple of ints.
+        dtype: the dtype (float64 by default).
+        order: "C" or "F".
+        like: an array whose array module (NumPy or CuPy) makes the result.
+
+    Returns:
+        An array of zeros of that shape and dtype.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.zeros(3, dtype=int)
+        array([0, 0, 0])
+    """
     return _xp(like).zeros(shape, dtype=dtype, order=order)
 
 
 def ones(shape, dtype=None, order="C", *, like=None):
-    """A new array of ones, as numpy.ones (a constant: a plain array on every level)."""
+    """As numpy.ones: a new array of ones.
+
+    A constant: a plain array on every transform level.
+
+    Args:
+        shape: int or tuple of ints.
+        dtype: the dtype (float64 by default).
+        order: "C" or "F".
+        like: an array whose array module (NumPy or CuPy) makes the result.
+
+    Returns:
+        An array of ones of that shape and dtype.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.ones((2, 2), dtype=int)
+        array([[1, 1],
+               [1, 1]])
+    """
     return _xp(like).ones(shape, dtype=dtype, order=order)
 
 
@@ -60,13 +95,43 @@ def _like(a, dtype, shape_arg):
 
 
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    """Zeros with the shape and dtype of `a`, as numpy.zeros_like."""
+    """As numpy.zeros_like: zeros with the shape and dtype of `a`.
+
+    Args:
+        a: an array (or a value under a transform) giving shape and dtype.
+        dtype: overrides a's dtype.
+        order, subok, device: accepted for NumPy compatibility.
+        shape: overrides a's shape.
+
+    Returns:
+        A plain array of zeros (a constant under every transform).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.zeros_like(np.array([[1, 2, 3]]))
+        array([[0, 0, 0]])
+    """
     s, dt, xp = _like(a, dtype, shape)
     return xp.zeros(s, dtype=dt)
 
 
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    """Ones with the shape and dtype of `a`, as numpy.ones_like."""
+    """As numpy.ones_like: ones with the shape and dtype of `a`.
+
+    Args:
+        a: an array (or a value under a transform) giving shape and dtype.
+        dtype: overrides a's dtype.
+        order, subok, device: accepted for NumPy compatibility.
+        shape: overrides a's shape.
+
+    Returns:
+        A plain array of ones (a constant under every transform).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.ones_like(np.array([[1, 2, 3]]))
+        array([[1, 1, 1]])
+    """
     s, dt, xp = _like(a, dtype, shape)
     return xp.ones(s, dtype=dt)
 

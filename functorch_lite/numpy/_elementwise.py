@@ -46,7 +46,26 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
 
 
 def where(condition, x=None, y=None):
-    """Elementwise choice; `where(condition)` alone is nonzero(condition)."""
+    """As numpy.where: x where condition is true, else y, elementwise.
+
+    Differentiable in x and y. With the condition alone it is nonzero(condition).
+
+    Args:
+        condition: a boolean array.
+        x: values where condition holds.
+        y: values elsewhere.
+
+    Returns:
+        An array of the broadcast shape, or a tuple of index arrays with condition alone.
+
+    Raises:
+        ValueError: only one of x and y is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.where(np.array([True, False]), np.array([1, 2]), np.array([10, 20]))
+        array([ 1, 20])
+    """
     if x is None and y is None:
         from ._indexing import nonzero
         return nonzero(condition)
@@ -56,7 +75,26 @@ def where(condition, x=None, y=None):
 
 
 def round(a, decimals=0, out=None):
-    """`a` rounded to `decimals` (halves to even), as numpy.round (zero derivative)."""
+    """As numpy.round: `a` rounded to `decimals` places, halves to even.
+
+    Piecewise constant: its derivative is zero under every transform.
+
+    Args:
+        a: the array.
+        decimals: number of decimal places (negative rounds to tens, hundreds...).
+        out: not supported.
+
+    Returns:
+        An array of a's shape and dtype.
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.round(np.array([0.5, 1.5, 2.25]), 1)
+        array([0.5, 1.5, 2.2])
+    """
     reject("round", out=out)
     return ew.round(a, decimals=decimals)
 

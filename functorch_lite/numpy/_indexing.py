@@ -101,7 +101,26 @@ def at(x):
 
 
 def take(a, indices, axis=None, out=None, mode=None):
-    """Elements of `a` at `indices` along `axis` (the flattened array when None), as numpy.take."""
+    """As numpy.take: the elements of `a` at `indices` along `axis`.
+
+    Args:
+        a: the array.
+        indices: integer array or list of indices.
+        axis: the axis (None: the flattened array).
+        out, mode: not supported.
+
+    Returns:
+        An array where axis is replaced by indices' shape.
+
+    Raises:
+        TypeError: out= or mode= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.take(np.array([[1, 2, 3], [4, 5, 6]]), [2, 0], axis=1)
+        array([[3, 1],
+               [6, 4]])
+    """
     if out is not None or mode is not None:
         raise TypeError("functorch_lite.numpy.take does not support out= or mode=")
     a = as_operand(a)
@@ -132,7 +151,22 @@ def _along_axis_index(arr, indices, axis):
 
 
 def take_along_axis(arr, indices, axis):
-    """Elements of `arr` picked by `indices` along `axis`, as numpy.take_along_axis."""
+    """As numpy.take_along_axis: elements of `arr` picked by `indices` along `axis`.
+
+    Args:
+        arr: the array.
+        indices: integer array of arr's number of dimensions (as argsort returns).
+        axis: the axis indices run along (None: the flattened array).
+
+    Returns:
+        An array of the broadcast shape of arr and indices.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> a = np.array([[3, 1, 2]])
+        >>> fnp.take_along_axis(a, np.argsort(a, axis=1), axis=1)
+        array([[1, 2, 3]])
+    """
     arr, indices = as_operand(arr), as_operand(indices)
     if axis is None:
         from ._shape import ravel
@@ -142,8 +176,29 @@ def take_along_axis(arr, indices, axis):
 
 
 def put_along_axis(arr, indices, values, axis, inplace=False, mode=None):
-    """A copy of arr with values put at indices along axis (jax.numpy's functional form:
-    NumPy's in-place version would mutate, so inplace=True is refused)."""
+    """As numpy.put_along_axis: a copy of arr with values put at indices.
+
+    NumPy's version mutates arr; this one returns the updated copy (as jax.numpy does).
+
+    Args:
+        arr: the array.
+        indices: integer array of arr's number of dimensions, indexing along axis.
+        values: broadcast to indices' shape.
+        axis: the axis indices run along.
+        inplace: must be False.
+        mode: accepted for compatibility.
+
+    Returns:
+        A new array of arr's shape.
+
+    Raises:
+        TypeError: inplace=True.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.put_along_axis(np.array([[1, 2, 3]]), np.array([[2]]), 9, axis=1)
+        array([[1, 2, 9]])
+    """
     if inplace:
         raise TypeError("put_along_axis(..., inplace=True) would mutate its input; "
                         "functorch_lite returns the updated copy (pass inplace=False)")

@@ -11,7 +11,25 @@ matmul = la.matmul
 
 
 def tensordot(a, b, axes=2):
-    """Contract `axes` of a with those of b: moved together, reshaped, one matmul."""
+    """As numpy.tensordot: the sum of products over the given axes of a and b.
+
+    Args:
+        a: the first array.
+        b: the second array.
+        axes: an int N (the last N axes of a with the first N of b), or a pair of axis
+            sequences (axes of a, axes of b).
+
+    Returns:
+        An array of a's free axes followed by b's free axes.
+
+    Raises:
+        ValueError: the contracted axes differ in number or length.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.tensordot(np.array([[1, 2], [3, 4]]), np.array([1, 1]), axes=1)
+        array([3, 7])
+    """
     a, b = as_operand(a), as_operand(b)
     na, nb = ndim(a), ndim(b)
     if isinstance(axes, (int, np.integer)):
@@ -51,7 +69,20 @@ def dot(a, b, out=None):
 
 
 def vdot(a, b):
-    """Sum of conj(a) * b over the flattened inputs."""
+    """As numpy.vdot: the sum of conj(a) * b over the flattened inputs.
+
+    Args:
+        a: an array (conjugated).
+        b: an array of a's size.
+
+    Returns:
+        A 0-d array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.vdot(np.array([[1, 2], [3, 4]]), np.array([1, 1, 1, 1]))
+        np.int64(10)
+    """
     return red.sum(ew.multiply(ew.conj(ravel(a)), ravel(b)))
 
 
@@ -78,7 +109,25 @@ def inner(a, b):
 
 
 def outer(a, b, out=None):
-    """The outer product of the flattened inputs, as numpy.outer."""
+    """As numpy.outer: the outer product of the flattened inputs.
+
+    Args:
+        a: an array; flattened to length M.
+        b: an array; flattened to length N.
+        out: not supported.
+
+    Returns:
+        The (M, N) array a[i] * b[j].
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.outer(np.array([1, 2]), np.array([1, 10, 100]))
+        array([[  1,  10, 100],
+               [  2,  20, 200]])
+    """
     if out is not None:
         raise TypeError("functorch_lite.numpy.outer does not support out=")
     return ew.multiply(reshape(ravel(a), (-1, 1)), reshape(ravel(b), (1, -1)))

@@ -10,15 +10,52 @@ def _axis(axis):
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    """Sum over `axis` (all axes by default), as numpy.sum; `out`, `initial` and `where` are
-    refused."""
+    """As numpy.sum: the sum over `axis`.
+
+    Args:
+        a: the array.
+        axis: int, tuple of ints or None (all axes).
+        dtype: the accumulation and result dtype.
+        keepdims: keep the reduced axes with length 1.
+        out, initial, where: not supported.
+
+    Returns:
+        The sum; a 0-d array when all axes are reduced.
+
+    Raises:
+        TypeError: out=, initial= or where= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.sum(np.array([[1, 2], [3, 4]]), axis=0)
+        array([4, 6])
+    """
     if out is not None or initial is not None or where is not None:
         reject("sum", out=out, initial=initial, where=where)
     return red.sum(a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    """Product over `axis`, as numpy.prod; `out`, `initial` and `where` are refused."""
+    """As numpy.prod: the product over `axis`.
+
+    Args:
+        a: the array.
+        axis: int, tuple of ints or None (all axes).
+        dtype: the accumulation and result dtype.
+        keepdims: keep the reduced axes with length 1.
+        out, initial, where: not supported.
+
+    Returns:
+        The product; a 0-d array when all axes are reduced.
+
+    Raises:
+        TypeError: out=, initial= or where= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.prod(np.array([[1, 2], [3, 4]]), axis=1)
+        array([ 2, 12])
+    """
     reject("prod", out=out, initial=initial, where=where)
     return red.prod(a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
 
@@ -119,7 +156,28 @@ def cumprod(a, axis=None, dtype=None, out=None):
 
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """A sorted copy along `axis`, as numpy.sort; the derivative follows the permutation."""
+    """As numpy.sort: a sorted copy along `axis`.
+
+    The derivative follows the sorting permutation.
+
+    Args:
+        a: the array.
+        axis: the axis (-1 by default; None flattens).
+        kind, stable: accepted for NumPy compatibility.
+        order: not supported.
+
+    Returns:
+        The sorted array.
+
+    Raises:
+        TypeError: order= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.sort(np.array([[3, 1, 2], [0, 5, 4]]))
+        array([[1, 2, 3],
+               [0, 4, 5]])
+    """
     reject("sort", order=order)
     if axis is None:
         from ._shape import ravel
@@ -185,7 +243,27 @@ _mean = mean
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
-    """mean(|a - mean(a)|**2) with `ddof` (or `correction`) degrees of freedom removed."""
+    """As numpy.var: the variance, mean(|a - mean(a)|**2).
+
+    Args:
+        a: the array.
+        axis: int, tuple of ints or None (all axes).
+        dtype: the computation dtype.
+        ddof: degrees of freedom removed from the count (correction is its new name).
+        keepdims: keep the reduced axes with length 1.
+        out, where, mean: not supported.
+
+    Returns:
+        The variance along axis.
+
+    Raises:
+        TypeError: out=, where= or mean= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.var(np.array([1, 3, 5, 7]))
+        np.float64(5.0)
+    """
     reject("var", out=out, where=where, mean=mean)
     if correction is not None:
         ddof = correction
@@ -203,6 +281,26 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
-    """sqrt(var(a))."""
+    """As numpy.std: the standard deviation, sqrt(var(a)).
+
+    Args:
+        a: the array.
+        axis: int, tuple of ints or None (all axes).
+        dtype: the computation dtype.
+        ddof: degrees of freedom removed from the count (correction is its new name).
+        keepdims: keep the reduced axes with length 1.
+        out, where, mean: not supported.
+
+    Returns:
+        The standard deviation along axis.
+
+    Raises:
+        TypeError: out=, where= or mean= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.std(np.array([1, 3, 5, 7]))
+        np.float64(2.23606797749979)
+    """
     return ew.sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                        where=where, mean=mean, correction=correction))

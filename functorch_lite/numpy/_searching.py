@@ -11,8 +11,27 @@ from ._util import as_operand, dtype_of, ndim, reject, shape, xp_of
 
 
 def searchsorted(a, v, side="left", sorter=None):
-    """Indices where v would be inserted into the sorted 1-d a to keep it sorted. Batched on
-    both sides under vmap (a batch of tables, a batch of queries, or both)."""
+    """As numpy.searchsorted: where v would be inserted into sorted `a` to keep it sorted.
+
+    Batched on both sides under vmap (a batch of tables, of queries, or both).
+
+    Args:
+        a: a sorted 1-d array (or sorted by sorter).
+        v: the values to insert.
+        side: "left" (first suitable index) or "right" (last).
+        sorter: integer indices that sort a.
+
+    Returns:
+        An integer array of v's shape.
+
+    Raises:
+        ValueError: a is not 1-d, or side is neither "left" nor "right".
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.searchsorted(np.array([1, 2, 3]), np.array([2, 5]))
+        array([1, 3])
+    """
     a, v = as_operand(a), as_operand(v)
     if ndim(a) != 1:
         raise ValueError(f"searchsorted: a must be 1-d, got shape {shape(a)}")
@@ -79,8 +98,29 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
 
 
 def partition(a, kth, axis=-1, kind="introselect", order=None):
-    """a rearranged as argpartition orders it (the same arrangement as numpy.partition).
-    Differentiable: the values move with their derivatives."""
+    """As numpy.partition: `a` with its kth element in sorted place.
+
+    Smaller elements come before it and larger after (the arrangement of argpartition).
+    Differentiable: the values move with their derivatives.
+
+    Args:
+        a: the array.
+        kth: int or sequence of ints, the position(s) to put in sorted place.
+        axis: the axis (-1 by default; None flattens).
+        kind: accepted for NumPy compatibility.
+        order: not supported.
+
+    Returns:
+        An array of a's shape (flattened when axis is None).
+
+    Raises:
+        TypeError: order= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.partition(np.array([3, 1, 2]), 1)[1]
+        np.int64(2)
+    """
     reject("partition", order=order)
     a = as_operand(a)
     if axis is None:
@@ -90,9 +130,30 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True):
-    """numpy.unique on concrete values. Under grad and jvp the unique values carry the
-    derivatives of the entries they were taken from (the first occurrence); under vmap the
-    number of unique values would differ per example, so it is refused."""
+    """As numpy.unique: the sorted unique values (on concrete values).
+
+    Under grad and jvp each unique value carries the derivative of its first occurrence;
+    under vmap the number of unique values would differ per example, so it is refused.
+
+    Args:
+        ar: the array.
+        return_index: also return the indices of the first occurrences.
+        return_inverse: also return the indices that rebuild ar from the unique values.
+        return_counts: also return how often each value occurs.
+        axis: unique sub-arrays along this axis (None flattens).
+        equal_nan: treat NaNs as one value.
+
+    Returns:
+        The unique values, or a tuple with the requested extra arrays.
+
+    Raises:
+        TypeError: called under vmap.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.unique(np.array([3, 1, 3, 2]))
+        array([1, 2, 3])
+    """
     ar = as_operand(ar)
     try:
         concrete = _concrete(ar)

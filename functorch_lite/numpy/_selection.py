@@ -20,7 +20,26 @@ def _weak_result_type(*operands):
 
 
 def select(condlist, choicelist, default=0):
-    """The choice of the first true condition, elementwise; `default` where none holds."""
+    """As numpy.select: elementwise, the choice of the first true condition.
+
+    Args:
+        condlist: a list of boolean arrays.
+        choicelist: a list of arrays, one per condition.
+        default: the value where no condition holds (0 by default).
+
+    Returns:
+        An array of the broadcast shape, of the choices' result dtype.
+
+    Raises:
+        ValueError: the lists differ in length, or are empty.
+        TypeError: a condition that is not boolean.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> x = np.array([1, 2, 3])
+        >>> fnp.select([x < 2, x > 2], [x, x * 10], default=-1)
+        array([ 1, -1, 30])
+    """
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
     if not condlist:
@@ -38,8 +57,29 @@ def select(condlist, choicelist, default=0):
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
-    """funclist[i](x, *args, **kw) where condlist[i] holds (later conditions win), an extra
-    last function (or value) where none holds, 0 elsewhere; values keep x's dtype."""
+    """As numpy.piecewise: funclist[i](x) where condlist[i] holds.
+
+    Later conditions win; an extra last function (or value) applies where no condition holds,
+    0 elsewhere. Values keep x's dtype.
+
+    Args:
+        x: the input array.
+        condlist: a boolean array or a list of boolean arrays of x's shape.
+        funclist: functions (or scalars), one per condition, optionally one more.
+        *args, **kw: passed on to each function.
+
+    Returns:
+        An array of x's shape and dtype.
+
+    Raises:
+        ValueError: funclist has neither len(condlist) nor len(condlist) + 1 entries.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> x = np.array([-2, -1, 0, 1, 2])
+        >>> fnp.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v * 10])
+        array([ 2,  1,  0, 10, 20])
+    """
     x = as_operand(x)
     if not isinstance(condlist, (list, tuple)) and ndim(condlist) == ndim(x):
         condlist = [condlist]

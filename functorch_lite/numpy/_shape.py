@@ -18,14 +18,43 @@ def _tuple(shape_arg):
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    """`a` with a new shape (one -1 is inferred), as numpy.reshape; a view where NumPy makes one."""
+    """As numpy.reshape: `a` with a new shape.
+
+    Args:
+        a: the array.
+        shape: int or tuple of ints; one -1 is inferred (newshape is its old name).
+        order: "C" (default) or another NumPy order.
+        copy: accepted for NumPy compatibility.
+
+    Returns:
+        An array of the new shape (a view where NumPy makes one).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.reshape(np.arange(6), (2, -1))
+        array([[0, 1, 2],
+               [3, 4, 5]])
+    """
     if shape is None:
         shape = newshape
     return sh.reshape(as_operand(a), shape=_tuple(shape), order=order)
 
 
 def ravel(a, order="C"):
-    """`a` flattened to 1-d (C order), as numpy.ravel."""
+    """As numpy.ravel: `a` flattened to 1-d.
+
+    Args:
+        a: the array.
+        order: "C" (default) or another NumPy order.
+
+    Returns:
+        A 1-d array of a's size.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.ravel(np.array([[1, 2], [3, 4]]))
+        array([1, 2, 3, 4])
+    """
     return sh.reshape(as_operand(a), shape=(-1,), order=order)
 
 
@@ -34,7 +63,25 @@ def flatten(a, order="C"):
 
 
 def transpose(a, axes=None):
-    """`a` with its axes permuted (reversed by default), as numpy.transpose."""
+    """As numpy.transpose: `a` with its axes permuted.
+
+    Args:
+        a: the array.
+        axes: a permutation of a's axes (reversed when None).
+
+    Returns:
+        The permuted array.
+
+    Raises:
+        ValueError: axes does not have one entry per axis of a.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.transpose(np.array([[1, 2, 3]]))
+        array([[1],
+               [2],
+               [3]])
+    """
     a = as_operand(a)
     if axes is not None:
         axes = tuple(axes)
@@ -79,7 +126,21 @@ def moveaxis(a, source, destination):
 
 
 def swapaxes(a, axis1, axis2):
-    """`a` with two axes exchanged, as numpy.swapaxes."""
+    """As numpy.swapaxes: `a` with two axes exchanged.
+
+    Args:
+        a: the array.
+        axis1: the first axis.
+        axis2: the second axis.
+
+    Returns:
+        The array with axis1 and axis2 exchanged.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.swapaxes(np.zeros((2, 3, 4)), 0, 2).shape
+        (4, 3, 2)
+    """
     a = as_operand(a)
     nd = ndim(a)
     axes = list(range(nd))
@@ -118,7 +179,23 @@ def expand_dims(a, axis):
 
 
 def squeeze(a, axis=None):
-    """`a` without its length-1 axes (or only those in `axis`), as numpy.squeeze."""
+    """As numpy.squeeze: `a` without its length-1 axes.
+
+    Args:
+        a: the array.
+        axis: int or tuple of ints to remove (all length-1 axes when None).
+
+    Returns:
+        The array with those axes removed.
+
+    Raises:
+        ValueError: an axis in `axis` does not have length 1.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.squeeze(np.array([[[1], [2]]])).shape
+        (2,)
+    """
     a = as_operand(a)
     s = shape(a)
     if axis is None:
@@ -161,7 +238,28 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    """The arrays joined along a new `axis`, as numpy.stack."""
+    """As numpy.stack: the arrays joined along a new `axis`.
+
+    Args:
+        arrays: a sequence of arrays of one shape.
+        axis: the position of the new axis in the result.
+        dtype: the result dtype.
+        casting: accepted for NumPy compatibility.
+        out: not supported.
+
+    Returns:
+        An array with one more axis than the inputs.
+
+    Raises:
+        ValueError: no arrays, or arrays of different shapes.
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.stack([np.array([1, 2]), np.array([3, 4])], axis=1)
+        array([[1, 3],
+               [2, 4]])
+    """
     arrays = [as_operand(a) for a in arrays]
     if not arrays:
         raise ValueError("need at least one array to stack")
@@ -211,7 +309,22 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):
-    """The arrays joined along axis 0 after making them at least 2-d, as numpy.vstack."""
+    """As numpy.vstack: the arrays joined along axis 0, after making them at least 2-d.
+
+    Args:
+        tup: a sequence of arrays.
+        dtype: the result dtype.
+        casting: accepted for NumPy compatibility.
+
+    Returns:
+        The stacked array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.vstack([np.array([1, 2]), np.array([3, 4])])
+        array([[1, 2],
+               [3, 4]])
+    """
     return concatenate([atleast_2d(a) for a in tup], axis=0, dtype=dtype)
 
 
@@ -240,8 +353,24 @@ def array_split(ary, indices_or_sections, axis=0):
 
 
 def split(ary, indices_or_sections, axis=0):
-    """A list of sub-arrays of `a` along `axis`: equal sections or cut at given indices, as
-    numpy.split."""
+    """As numpy.split: a list of sub-arrays of `ary` along `axis`.
+
+    Args:
+        ary: the array.
+        indices_or_sections: an int N (N equal sections) or a sorted sequence of cut indices.
+        axis: the axis to split along.
+
+    Returns:
+        A list of arrays.
+
+    Raises:
+        ValueError: N sections do not divide the axis equally, or N is not positive.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.split(np.arange(4), 2)
+        [array([0, 1]), array([2, 3])]
+    """
     ary = as_operand(ary)
     n = shape(ary)[normalize_axis(axis, ndim(ary))]
     _split_points(n, indices_or_sections, strict=True)
@@ -276,7 +405,21 @@ def flip(m, axis=None):
 
 
 def roll(a, shift, axis=None):
-    """`a` rotated by `shift` along `axis` (the flattened array when None), as numpy.roll."""
+    """As numpy.roll: `a` rotated by `shift` along `axis`.
+
+    Args:
+        a: the array.
+        shift: int, or tuple of ints matching a tuple axis.
+        axis: int, tuple of ints, or None (the flattened array, shape restored).
+
+    Returns:
+        An array of a's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.roll(np.array([1, 2, 3, 4]), 1)
+        array([4, 1, 2, 3])
+    """
     a = as_operand(a)
     if axis is None:
         return reshape(sh.roll(ravel(a), shift=shift, axis=0), shape(a))
@@ -289,7 +432,20 @@ def roll(a, shift, axis=None):
 
 
 def tile(A, reps):
-    """`a` repeated `reps` times along each axis, as numpy.tile."""
+    """As numpy.tile: `A` repeated `reps` times along each axis.
+
+    Args:
+        A: the array.
+        reps: int or tuple of ints; the shorter of A's shape and reps is padded with leading 1s.
+
+    Returns:
+        The tiled array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.tile(np.array([1, 2]), 2)
+        array([1, 2, 1, 2])
+    """
     A = as_operand(A)
     reps = _tuple(reps)
     s = shape(A)
@@ -302,7 +458,21 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None):
-    """Each element of `a` repeated `repeats` times along `axis`, as numpy.repeat."""
+    """As numpy.repeat: each element of `a` repeated along `axis`.
+
+    Args:
+        a: the array.
+        repeats: static int or sequence of ints, one per element along axis.
+        axis: the axis (None flattens first).
+
+    Returns:
+        The array with the repeated elements.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.repeat(np.array([1, 2]), 2)
+        array([1, 1, 2, 2])
+    """
     a = as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
@@ -314,8 +484,25 @@ def repeat(a, repeats, axis=None):
 
 
 def pad(array, pad_width, mode="constant", constant_values=0):
-    """`a` padded by `pad_width` with the given `mode`, as numpy.pad; an unsupported mode raises an
-    error naming it."""
+    """As numpy.pad: `array` padded with a constant.
+
+    Args:
+        array: the array to pad.
+        pad_width: an int, a (before, after) pair, or one pair per axis.
+        mode: only "constant".
+        constant_values: the padding value (0 by default).
+
+    Returns:
+        The padded array; the padding has a zero derivative.
+
+    Raises:
+        NotImplementedError: a mode other than "constant".
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.pad(np.array([1, 2]), (1, 2))
+        array([0, 1, 2, 0, 0])
+    """
     if mode != "constant":
         raise NotImplementedError(f"pad mode {mode!r} is not supported (only 'constant')")
     array = as_operand(array)
@@ -335,7 +522,27 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    """The sum along diagonal `offset` of the planes (`axis1`, `axis2`), as numpy.trace."""
+    """As numpy.trace: the sum along a diagonal.
+
+    Args:
+        a: an array of at least 2 dimensions.
+        offset: the diagonal (0 main, positive above, negative below).
+        axis1: the first axis of the planes.
+        axis2: the second axis of the planes.
+        dtype: the accumulation and result dtype.
+        out: not supported.
+
+    Returns:
+        An array of a's shape without axis1 and axis2 (0-d for a matrix).
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.trace(np.array([[1, 2], [3, 4]]))
+        np.int64(5)
+    """
     if out is not None:
         raise TypeError("functorch_lite.numpy.trace does not support out=")
     return red.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
@@ -352,10 +559,38 @@ def _triangle(m, k, lower):
 
 
 def tril(m, k=0):
-    """`a` with the elements above diagonal `k` set to zero, as numpy.tril."""
+    """As numpy.tril: `m` with the elements above diagonal `k` set to zero.
+
+    Args:
+        m: an array of at least 2 dimensions (the last two form the matrices).
+        k: the diagonal (0 main, positive above, negative below).
+
+    Returns:
+        An array of m's shape and dtype.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.tril(np.array([[1, 2], [3, 4]]))
+        array([[1, 0],
+               [3, 4]])
+    """
     return _triangle(m, k, lower=True)
 
 
 def triu(m, k=0):
-    """`a` with the elements below diagonal `k` set to zero, as numpy.triu."""
+    """As numpy.triu: `m` with the elements below diagonal `k` set to zero.
+
+    Args:
+        m: an array of at least 2 dimensions (the last two form the matrices).
+        k: the diagonal (0 main, positive above, negative below).
+
+    Returns:
+        An array of m's shape and dtype.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.triu(np.array([[1, 2], [3, 4]]))
+        array([[1, 2],
+               [0, 4]])
+    """
     return _triangle(m, k, lower=False)

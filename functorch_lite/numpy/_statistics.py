@@ -58,7 +58,25 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
-    """max - min over `axis` (peak to peak)."""
+    """As numpy.ptp: peak to peak, max - min over `axis`.
+
+    Args:
+        a: the array.
+        axis: int, tuple of ints or None (all axes).
+        keepdims: keep the reduced axes with length 1.
+        out: not supported.
+
+    Returns:
+        The range of the values along axis.
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.ptp(np.array([[1, 5], [2, 9]]), axis=1)
+        array([4, 7])
+    """
     reject("ptp", out=out)
     return ew.subtract(_max(a, axis=axis, keepdims=keepdims),
                        _min(a, axis=axis, keepdims=keepdims))
@@ -149,8 +167,30 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
-    """Quantiles with method="linear" (NumPy's default); q is static (a float or a sequence
-    of floats in [0, 1]); the result has shape q.shape + the reduced shape."""
+    """As numpy.quantile: the q-th quantiles with linear interpolation.
+
+    Args:
+        a: the array.
+        q: static float or sequence of floats in [0, 1].
+        axis: int or None (all axes).
+        out, weights: not supported.
+        overwrite_input: accepted and ignored.
+        method: only "linear" (interpolation is its old name).
+        keepdims: keep the reduced axis with length 1.
+
+    Returns:
+        An array of shape q.shape + the reduced shape.
+
+    Raises:
+        TypeError: out= or weights= is given, or q is a traced value.
+        ValueError: q outside [0, 1].
+        NotImplementedError: another method, or a tuple axis.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.quantile(np.array([1.0, 2.0, 3.0, 4.0]), [0.0, 0.5])
+        array([1. , 2.5])
+    """
     reject("quantile", out=out, weights=weights)
     if interpolation is not None:
         method = interpolation
@@ -172,7 +212,30 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
-    """quantile(a, q / 100)."""
+    """As numpy.percentile: the q-th percentiles, quantile(a, q / 100).
+
+    Args:
+        a: the array.
+        q: static float or sequence of floats in [0, 100].
+        axis: int or None (all axes).
+        out, weights: not supported.
+        overwrite_input: accepted and ignored.
+        method: only "linear" (interpolation is its old name).
+        keepdims: keep the reduced axis with length 1.
+
+    Returns:
+        An array of shape q.shape + the reduced shape.
+
+    Raises:
+        TypeError: out= or weights= is given, or q is a traced value.
+        ValueError: q outside [0, 100].
+        NotImplementedError: another method, or a tuple axis.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.percentile(np.array([1.0, 2.0, 3.0, 4.0]), 50)
+        array(2.5)
+    """
     return quantile(a, np.true_divide(np.asarray(q, dtype=np.float64), 100), axis=axis, out=out,
                     overwrite_input=overwrite_input, method=method, keepdims=keepdims,
                     weights=weights, interpolation=interpolation)

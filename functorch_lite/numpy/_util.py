@@ -6,7 +6,22 @@ from ..tensor import Tensor
 
 
 def shape(a):
-    """The (logical) shape of an array, wrapper, scalar or nested list."""
+    """As numpy.shape: the shape of an array.
+
+    Works on arrays, values under transforms (their logical, unbatched shape), scalars and
+    nested lists.
+
+    Args:
+        a: the array-like.
+
+    Returns:
+        A tuple of ints.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.shape(np.zeros((2, 3)))
+        (2, 3)
+    """
     return tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
 
 
@@ -30,7 +45,19 @@ def ndim(a):
 
 
 def size(a):
-    """The number of elements (along `axis` if given), as numpy.size."""
+    """As numpy.size: the number of elements.
+
+    Args:
+        a: an array, a value under a transform, a scalar or a nested list.
+
+    Returns:
+        An int.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.size(np.zeros((2, 3)))
+        6
+    """
     return int(np.prod(shape(a), dtype=np.int64))
 
 

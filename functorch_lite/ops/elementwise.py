@@ -28,7 +28,19 @@ negative = _ufunc_op("negative", doc="""As numpy.negative: -x, elementwise.
         >>> fnp.negative(np.array([1, -2, 0]))
         array([-1,  2,  0])
     """)
-positive = _ufunc_op("positive")
+positive = _ufunc_op("positive", doc="""As numpy.positive: +x, elementwise (a copy).
+
+    Args:
+        x: an array, scalar or nested list.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.positive(np.array([-1, 2]))
+        array([-1,  2])
+    """)
 abs = _ufunc_op("abs")
 exp = _ufunc_op("exp", doc="""As numpy.exp: e to the power x, elementwise.
 
@@ -121,23 +133,119 @@ log1p = _ufunc_op("log1p", doc="""As numpy.log1p: log(1 + x), accurate for small
         >>> bool(np.allclose(fnp.log1p(np.array([1e-10])), 1e-10))
         True
     """)
-sqrt = _ufunc_op("sqrt")
+sqrt = _ufunc_op("sqrt", doc="""As numpy.sqrt: the non-negative square root, elementwise.
+
+    Args:
+        x: an array, scalar or nested list.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.sqrt(np.array([1, 4, 9]))
+        array([1., 2., 3.])
+    """)
 cbrt = _ufunc_op("cbrt")
-square = _ufunc_op("square")
-reciprocal = _ufunc_op("reciprocal")
-sin = _ufunc_op("sin")
+square = _ufunc_op("square", doc="""As numpy.square: x * x, elementwise.
+
+    Args:
+        x: an array, scalar or nested list.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.square(np.array([1, -2, 3]))
+        array([1, 4, 9])
+    """)
+reciprocal = _ufunc_op("reciprocal", doc="""As numpy.reciprocal: 1 / x, elementwise.
+
+    Args:
+        x: an array, scalar or nested list.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.reciprocal(np.array([1.0, 2.0, 4.0]))
+        array([1.  , 0.5 , 0.25])
+    """)
+sin = _ufunc_op("sin", doc="""As numpy.sin: the sine (radians), elementwise.
+
+    Args:
+        x: an array, scalar or nested list.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.sin(np.array([0.0]))
+        array([0.])
+    """)
 cos = _ufunc_op("cos")
-tan = _ufunc_op("tan")
+tan = _ufunc_op("tan", doc="""As numpy.tan: the tangent (radians), elementwise.
+
+    Args:
+        x: an array, scalar or nested list.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.tan(np.array([0.0]))
+        array([0.])
+    """)
 arcsin = _ufunc_op("arcsin")
 arccos = _ufunc_op("arccos")
 arctan = _ufunc_op("arctan")
-sinh = _ufunc_op("sinh")
+sinh = _ufunc_op("sinh", doc="""As numpy.sinh: the hyperbolic sine, elementwise.
+
+    Args:
+        x: an array, scalar or nested list.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.sinh(np.array([0.0]))
+        array([0.])
+    """)
 cosh = _ufunc_op("cosh")
-tanh = _ufunc_op("tanh")
+tanh = _ufunc_op("tanh", doc="""As numpy.tanh: the hyperbolic tangent, elementwise.
+
+    Args:
+        x: an array, scalar or nested list.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.tanh(np.array([0.0]))
+        array([0.])
+    """)
 arcsinh = _ufunc_op("arcsinh")
 arccosh = _ufunc_op("arccosh")
 arctanh = _ufunc_op("arctanh")
-real = _ufunc_op("real")
+real = _ufunc_op("real", doc="""As numpy.real: the real part, elementwise.
+
+    Args:
+        x: an array, scalar or nested list.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.real(np.array([1 + 2j, 3 - 1j]))
+        array([1., 3.])
+    """)
 imag = _ufunc_op("imag", doc="""As numpy.imag: the imaginary part of x.
 
     Args:
@@ -154,7 +262,21 @@ imag = _ufunc_op("imag", doc="""As numpy.imag: the imaginary part of x.
 conj = _ufunc_op("conj")
 
 # -- unary, piecewise constant or boolean-valued: zero derivative --
-sign = _ufunc_op("sign", differentiable=False)
+sign = _ufunc_op("sign", differentiable=False, doc="""As numpy.sign: -1, 0 or 1 by the sign of x, elementwise.
+
+    Piecewise constant: its derivative is zero under every transform.
+
+    Args:
+        x: an array, scalar or nested list.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.sign(np.array([-3, 0, 2]))
+        array([-1,  0,  1])
+    """)
 floor = _ufunc_op("floor", doc="""As numpy.floor: the largest integer <= x, elementwise.
 
     Piecewise constant: its derivative is zero.
@@ -171,8 +293,36 @@ floor = _ufunc_op("floor", doc="""As numpy.floor: the largest integer <= x, elem
         array([-2.,  0.,  2.])
     """, differentiable=False)
 ceil = _ufunc_op("ceil", differentiable=False)
-rint = _ufunc_op("rint", differentiable=False)
-trunc = _ufunc_op("trunc", differentiable=False)
+rint = _ufunc_op("rint", differentiable=False, doc="""As numpy.rint: rounds to the nearest integer (halves to even), elementwise.
+
+    Piecewise constant: its derivative is zero under every transform.
+
+    Args:
+        x: an array, scalar or nested list.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.rint(np.array([0.5, 1.5, 2.7]))
+        array([0., 2., 3.])
+    """)
+trunc = _ufunc_op("trunc", differentiable=False, doc="""As numpy.trunc: rounds toward zero, elementwise.
+
+    Piecewise constant: its derivative is zero under every transform.
+
+    Args:
+        x: an array, scalar or nested list.
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.trunc(np.array([-1.7, 1.7]))
+        array([-1.,  1.])
+    """)
 isnan = _ufunc_op("isnan", doc="""As numpy.isnan: True where x is NaN.
 
     Boolean-valued: it has no derivative.
@@ -257,7 +407,20 @@ round = defop("round", lambda xp, x, decimals=0: xp.round(x, decimals), differen
 
 # -- binary, differentiable --
 add = _ufunc_op("add")
-subtract = _ufunc_op("subtract")
+subtract = _ufunc_op("subtract", doc="""As numpy.subtract: x1 - x2, elementwise.
+
+    Args:
+        x1: an array, scalar or nested list.
+        x2: an array, scalar or nested list broadcastable with x1.
+
+    Returns:
+        An array of the broadcast shape of x1 and x2.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.subtract(np.array([5, 7]), np.array([1, 2]))
+        array([4, 5])
+    """)
 multiply = _ufunc_op("multiply", doc="""As numpy.multiply: x1 * x2, elementwise.
 
     Args:
@@ -272,7 +435,20 @@ multiply = _ufunc_op("multiply", doc="""As numpy.multiply: x1 * x2, elementwise.
         array([  2,  16, -21])
     """)
 divide = _ufunc_op("divide")
-power = _ufunc_op("power")
+power = _ufunc_op("power", doc="""As numpy.power: x1 raised to the power x2, elementwise.
+
+    Args:
+        x1: an array, scalar or nested list.
+        x2: an array, scalar or nested list broadcastable with x1.
+
+    Returns:
+        An array of the broadcast shape of x1 and x2.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.power(np.array([1, 2, 3]), 2)
+        array([1, 4, 9])
+    """)
 remainder = _ufunc_op("remainder", doc="""As numpy.remainder (also `mod`): x1 % x2, signed as x2.
 
     Args:
@@ -413,7 +589,22 @@ equal = _ufunc_op("equal", doc="""As numpy.equal: x1 == x2, elementwise.
         >>> fnp.equal(np.array([1, 4, -7]), np.array([2, 4, 3]))
         array([False,  True, False])
     """, differentiable=False)
-not_equal = _ufunc_op("not_equal", differentiable=False)
+not_equal = _ufunc_op("not_equal", differentiable=False, doc="""As numpy.not_equal: x1 != x2, elementwise.
+
+    Boolean-valued: it has no derivative.
+
+    Args:
+        x1: an array, scalar or nested list.
+        x2: an array, scalar or nested list broadcastable with x1.
+
+    Returns:
+        An array of the broadcast shape of x1 and x2.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.not_equal(np.array([1, 2, 3]), 2)
+        array([ True, False,  True])
+    """)
 less = _ufunc_op("less", doc="""As numpy.less: x1 < x2, elementwise.
 
     Boolean-valued: it has no derivative.
