@@ -74,11 +74,19 @@ det = defop("det", lambda xp, a: xp.linalg.det(a),
         >>> bool(np.allclose(fnp.linalg.det(np.array([[2.0, 1.0], [1.0, 2.0]])), 3.0))
         True
     """)
-slogdet = defop("slogdet", lambda xp, a: tuple(xp.linalg.slogdet(a)), multiple_results=True)
-cholesky = defop("cholesky", lambda xp, a: xp.linalg.cholesky(a))
+slogdet = defop("slogdet", lambda xp, a: tuple(xp.linalg.slogdet(a)), multiple_results=True,
+                doc="(sign, logabsdet) of each square matrix (numpy.linalg.slogdet's kernel).")
+cholesky = defop("cholesky", lambda xp, a: xp.linalg.cholesky(a),
+                 doc="The lower Cholesky factor L (a = L L^H) of each Hermitian "
+                     "positive-definite matrix.")
 eigh = defop("eigh", lambda xp, a, UPLO="L": tuple(xp.linalg.eigh(a, UPLO)),
-             multiple_results=True)
+             multiple_results=True,
+             doc="(w, v): ascending eigenvalues and eigenvector columns of each Hermitian "
+                 "matrix; derivatives assume distinct eigenvalues.")
 svd = defop("svd", lambda xp, a, full_matrices=True: tuple(xp.linalg.svd(a, full_matrices)),
-            multiple_results=True)
+            multiple_results=True,
+            doc="(U, S, Vh) of each matrix, S descending; derivatives assume distinct "
+                "singular values.")
 qr = defop("qr", lambda xp, a, mode="reduced": tuple(xp.linalg.qr(a, mode)),
-           multiple_results=True)
+           multiple_results=True,
+           doc="(Q, R) of each matrix, mode 'reduced' or 'complete'.")
