@@ -87,73 +87,380 @@ def _one(n):
 
 
 def fftn(a, s=None, axes=None, norm=None, out=None):
-    """The n-dimensional DFT, as numpy.fft.fftn."""
+    """As numpy.fft.fftn: the n-dimensional discrete Fourier transform.
+
+    Args:
+        a: the input array.
+        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
+            (default: its lengths; -1 keeps one).
+        axes: the axes to transform (default: the last len(s), or all).
+        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
+            "forward" (1/n on the forward transform).
+        out: not supported (must be None).
+
+    Returns:
+        The complex transform, of the input's shape with `axes` resized to s.
+
+    Raises:
+        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
+        TypeError: an out= argument.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.fft.fftn(m)
+        array([[10.+0.j, -2.+0.j],
+               [-4.+0.j,  0.+0.j]])
+    """
     return _complex_transform(_fft.fftn, "fftn", a, s, axes, norm, out)
 
 
 def ifftn(a, s=None, axes=None, norm=None, out=None):
-    """The n-dimensional inverse DFT, as numpy.fft.ifftn."""
+    """As numpy.fft.ifftn: the n-dimensional inverse discrete Fourier transform.
+
+    Args:
+        a: the input array.
+        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
+            (default: its lengths; -1 keeps one).
+        axes: the axes to transform (default: the last len(s), or all).
+        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
+            "forward" (1/n on the forward transform).
+        out: not supported (must be None).
+
+    Returns:
+        The complex inverse transform, of the input's shape with `axes` resized to s.
+
+    Raises:
+        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
+        TypeError: an out= argument.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> bool(np.allclose(fnp.fft.ifftn(fnp.fft.fftn(m)), m))
+        True
+    """
     return _complex_transform(_fft.ifftn, "ifftn", a, s, axes, norm, out)
 
 
 def rfftn(a, s=None, axes=None, norm=None, out=None):
-    """The n-dimensional DFT of real input, the last axis halved, as numpy.fft.rfftn."""
+    """As numpy.fft.rfftn: the n-dimensional DFT of real input.
+
+    Args:
+        a: the input array.
+        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
+            (default: its lengths; -1 keeps one).
+        axes: the axes to transform (default: the last len(s), or all).
+        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
+            "forward" (1/n on the forward transform).
+        out: not supported (must be None).
+
+    Returns:
+        The complex transform; the last transformed axis keeps s[-1] // 2 + 1 terms
+        (the non-negative frequencies).
+
+    Raises:
+        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
+        TypeError: an out= argument, or complex input.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.fft.rfftn(m)
+        array([[10.+0.j, -2.+0.j],
+               [-4.+0.j,  0.+0.j]])
+    """
     return _real_forward("rfftn", a, s, axes, norm, out)
 
 
 def irfftn(a, s=None, axes=None, norm=None, out=None):
-    """The inverse of rfftn: real output of lengths s, as numpy.fft.irfftn."""
+    """As numpy.fft.irfftn: the inverse of rfftn, a real output of lengths s.
+
+    Args:
+        a: the input array.
+        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
+            (default: its lengths, the last one 2 (m - 1); -1 keeps one).
+        axes: the axes to transform (default: the last len(s), or all).
+        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
+            "forward" (1/n on the forward transform).
+        out: not supported (must be None).
+
+    Returns:
+        The real array, `axes` of lengths s.
+
+    Raises:
+        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
+        TypeError: an out= argument.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> bool(np.allclose(fnp.fft.irfftn(fnp.fft.rfftn(m), s=m.shape), m))
+        True
+    """
     return _real_inverse("irfftn", a, s, axes, norm, out)
 
 
 def fft(a, n=None, axis=-1, norm=None, out=None):
-    """The one-dimensional DFT along `axis`, as numpy.fft.fft."""
+    """As numpy.fft.fft: the one-dimensional discrete Fourier transform along `axis`.
+
+    Args:
+        a: the input array.
+        n: the transform length along `axis`; the input is zero-padded or truncated to it
+            (default: its length).
+        axis: the axis to transform (default -1).
+        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
+            "forward" (1/n on the forward transform).
+        out: not supported (must be None).
+
+    Returns:
+        The complex transform, `axis` of length n.
+
+    Raises:
+        ValueError: a length below 1, an unknown norm.
+        TypeError: an out= argument.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> x = np.array([1.0, 2.0, 3.0, 4.0])
+        >>> fnp.fft.fft(x)
+        array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
+    """
     return _complex_transform(_fft.fftn, "fft", a, _one(n), (axis,), norm, out)
 
 
 def ifft(a, n=None, axis=-1, norm=None, out=None):
-    """The 1-d inverse DFT along `axis` (length `n`), as numpy.fft.ifft."""
+    """As numpy.fft.ifft: the one-dimensional inverse DFT along `axis`.
+
+    Args:
+        a: the input array.
+        n: the transform length along `axis`; the input is zero-padded or truncated to it
+            (default: its length).
+        axis: the axis to transform (default -1).
+        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
+            "forward" (1/n on the forward transform).
+        out: not supported (must be None).
+
+    Returns:
+        The complex inverse transform, `axis` of length n.
+
+    Raises:
+        ValueError: a length below 1, an unknown norm.
+        TypeError: an out= argument.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.fft.ifft(np.array([4.0, 0.0, 0.0, 0.0]))
+        array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
+    """
     return _complex_transform(_fft.ifftn, "ifft", a, _one(n), (axis,), norm, out)
 
 
 def rfft(a, n=None, axis=-1, norm=None, out=None):
-    """The 1-d DFT of real input along `axis`, non-negative frequencies only, as numpy.fft.rfft."""
+    """As numpy.fft.rfft: the one-dimensional DFT of real input along `axis`.
+
+    Args:
+        a: the input array.
+        n: the transform length along `axis`; the input is zero-padded or truncated to it
+            (default: its length).
+        axis: the axis to transform (default -1).
+        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
+            "forward" (1/n on the forward transform).
+        out: not supported (must be None).
+
+    Returns:
+        The complex transform at the non-negative frequencies: `axis` of length n // 2 + 1.
+
+    Raises:
+        ValueError: a length below 1, an unknown norm.
+        TypeError: an out= argument, or complex input.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> x = np.array([1.0, 2.0, 3.0, 4.0])
+        >>> fnp.fft.rfft(x)
+        array([10.+0.j, -2.+2.j, -2.+0.j])
+    """
     return _real_forward("rfft", a, _one(n), (axis,), norm, out)
 
 
 def irfft(a, n=None, axis=-1, norm=None, out=None):
-    """The inverse of rfft: a real signal of length `n` along `axis`, as numpy.fft.irfft."""
+    """As numpy.fft.irfft: the inverse of rfft, a real signal of length n along `axis`.
+
+    Args:
+        a: the input array.
+        n: the transform length along `axis`; the input is zero-padded or truncated to it
+            (default 2 (m - 1) for input length m).
+        axis: the axis to transform (default -1).
+        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
+            "forward" (1/n on the forward transform).
+        out: not supported (must be None).
+
+    Returns:
+        The real signal, `axis` of length n.
+
+    Raises:
+        ValueError: a length below 1, an unknown norm.
+        TypeError: an out= argument.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.fft.irfft(np.array([4.0, 0.0, 0.0]))
+        array([1., 1., 1., 1.])
+    """
     return _real_inverse("irfft", a, _one(n), (axis,), norm, out)
 
 
 def fft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    """The 2-d DFT over `axes`, as numpy.fft.fft2."""
+    """As numpy.fft.fft2: the two-dimensional DFT over `axes`.
+
+    Args:
+        a: the input array.
+        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
+            (default: its lengths; -1 keeps one).
+        axes: the axes to transform (default (-2, -1)).
+        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
+            "forward" (1/n on the forward transform).
+        out: not supported (must be None).
+
+    Returns:
+        The complex transform, `axes` resized to s.
+
+    Raises:
+        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
+        TypeError: an out= argument.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.fft.fft2(m)
+        array([[10.+0.j, -2.+0.j],
+               [-4.+0.j,  0.+0.j]])
+    """
     return _complex_transform(_fft.fftn, "fft2", a, s, axes, norm, out)
 
 
 def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    """The 2-d inverse DFT over `axes`, as numpy.fft.ifft2."""
+    """As numpy.fft.ifft2: the two-dimensional inverse DFT over `axes`.
+
+    Args:
+        a: the input array.
+        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
+            (default: its lengths; -1 keeps one).
+        axes: the axes to transform (default (-2, -1)).
+        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
+            "forward" (1/n on the forward transform).
+        out: not supported (must be None).
+
+    Returns:
+        The complex inverse transform, `axes` resized to s.
+
+    Raises:
+        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
+        TypeError: an out= argument.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> bool(np.allclose(fnp.fft.ifft2(fnp.fft.fft2(m)), m))
+        True
+    """
     return _complex_transform(_fft.ifftn, "ifft2", a, s, axes, norm, out)
 
 
 def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    """The 2-d DFT of real input over `axes`, as numpy.fft.rfft2."""
+    """As numpy.fft.rfft2: the two-dimensional DFT of real input over `axes`.
+
+    Args:
+        a: the input array.
+        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
+            (default: its lengths; -1 keeps one).
+        axes: the axes to transform (default (-2, -1)).
+        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
+            "forward" (1/n on the forward transform).
+        out: not supported (must be None).
+
+    Returns:
+        The complex transform; the last axis keeps s[-1] // 2 + 1 terms.
+
+    Raises:
+        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
+        TypeError: an out= argument, or complex input.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.fft.rfft2(m)
+        array([[10.+0.j, -2.+0.j],
+               [-4.+0.j,  0.+0.j]])
+    """
     return _real_forward("rfft2", a, s, axes, norm, out)
 
 
 def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    """The inverse of rfft2, as numpy.fft.irfft2."""
+    """As numpy.fft.irfft2: the inverse of rfft2, a real output.
+
+    Args:
+        a: the input array.
+        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
+            (default: its lengths, the last one 2 (m - 1); -1 keeps one).
+        axes: the axes to transform (default (-2, -1)).
+        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
+            "forward" (1/n on the forward transform).
+        out: not supported (must be None).
+
+    Returns:
+        The real array, `axes` of lengths s.
+
+    Raises:
+        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
+        TypeError: an out= argument.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> bool(np.allclose(fnp.fft.irfft2(fnp.fft.rfft2(m), s=m.shape), m))
+        True
+    """
     return _real_inverse("irfft2", a, s, axes, norm, out)
 
 
 def fftfreq(n, d=1.0, device=None):
-    """The sample frequencies [0, 1, ..., -2, -1] / (d n) of a DFT of length n."""
+    """As numpy.fft.fftfreq: the sample frequencies of a DFT of length n.
+
+    Args:
+        n: the transform length.
+        d: the sample spacing (default 1.0).
+        device: accepted for the array API and ignored.
+
+    Returns:
+        The n frequencies [0, 1, ..., -2, -1] / (d n).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.fft.fftfreq(4)
+        array([ 0.  ,  0.25, -0.5 , -0.25])
+    """
     k = concatenate([arange(0, (n - 1) // 2 + 1), arange(-(n // 2), 0)])
     return ew.multiply(k, ew.divide(1.0, ew.multiply(n, d)))
 
 
 def rfftfreq(n, d=1.0, device=None):
-    """The sample frequencies [0, 1, ..., n // 2] / (d n) of an rfft of length n."""
+    """As numpy.fft.rfftfreq: the sample frequencies of an rfft of length n.
+
+    Args:
+        n: the transform length.
+        d: the sample spacing (default 1.0).
+        device: accepted for the array API and ignored.
+
+    Returns:
+        The n // 2 + 1 frequencies [0, 1, ..., n // 2] / (d n).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.fft.rfftfreq(4)
+        array([0.  , 0.25, 0.5 ])
+    """
     return ew.multiply(arange(0, n // 2 + 1), ew.divide(1.0, ew.multiply(n, d)))
 
 
@@ -165,12 +472,38 @@ def _shift(x, axes, sign):
 
 
 def fftshift(x, axes=None):
-    """The zero frequency moved to the middle, as numpy.fft.fftshift."""
+    """As numpy.fft.fftshift: the zero frequency moved to the middle.
+
+    Args:
+        x: the input array.
+        axes: an int or tuple of ints, the axes to shift (default: all).
+
+    Returns:
+        x rolled by len // 2 along each of `axes`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.fft.fftshift(np.array([0, 1, 2, -2, -1]))
+        array([-2, -1,  0,  1,  2])
+    """
     return _shift(x, axes, 1)
 
 
 def ifftshift(x, axes=None):
-    """The inverse of fftshift."""
+    """As numpy.fft.ifftshift: the inverse of fftshift.
+
+    Args:
+        x: the input array.
+        axes: an int or tuple of ints, the axes to shift (default: all).
+
+    Returns:
+        x rolled by -(len // 2) along each of `axes`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.fft.ifftshift(np.array([-2, -1, 0, 1, 2]))
+        array([ 0,  1,  2, -2, -1])
+    """
     return _shift(x, axes, -1)
 
 

@@ -46,16 +46,62 @@ einsum = defop("einsum", _einsum_kernel,
                    "nested loop over every index, where an order turns most products into "
                    "GEMMs. Small contractions skip the path search (see _NAIVE_LOOP_LIMIT).")
 solve = defop("solve", lambda xp, a, b: xp.linalg.solve(a, b),
-              doc="x with a @ x == b for each square matrix a, as numpy.linalg.solve.")
+              doc="""As numpy.linalg.solve: x with a @ x == b for square matrices a.
+
+    Args:
+        a: a (..., n, n) nonsingular matrix or stack of them.
+        b: an (n,) vector or (..., n, k) matrices, broadcast against a's batch.
+
+    Returns:
+        The solution x, of b's shape (broadcast).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.linalg.solve(np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([3.0, 3.0]))
+        array([1., 1.])
+    """)
 inv = defop("inv", lambda xp, a: xp.linalg.inv(a),
-            doc="The inverse of each square matrix, as numpy.linalg.inv.")
+            doc="""As numpy.linalg.inv: the inverse of square matrices.
+
+    Args:
+        a: a (..., n, n) nonsingular matrix or stack of them.
+
+    Returns:
+        The (..., n, n) inverses.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.linalg.inv(np.array([[2.0, 0.0], [0.0, 4.0]]))
+        array([[0.5 , 0.  ],
+               [0.  , 0.25]])
+    """)
 det = defop("det", lambda xp, a: xp.linalg.det(a),
-            doc="The determinant of each square matrix, as numpy.linalg.det.")
-slogdet = defop("slogdet", lambda xp, a: tuple(xp.linalg.slogdet(a)), multiple_results=True)
-cholesky = defop("cholesky", lambda xp, a: xp.linalg.cholesky(a))
+            doc="""As numpy.linalg.det: the determinant of square matrices.
+
+    Args:
+        a: a (..., n, n) matrix or stack of them.
+
+    Returns:
+        The (...) determinants.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> bool(np.allclose(fnp.linalg.det(np.array([[2.0, 1.0], [1.0, 2.0]])), 3.0))
+        True
+    """)
+slogdet = defop("slogdet", lambda xp, a: tuple(xp.linalg.slogdet(a)), multiple_results=True,
+                doc="(sign, logabsdet) of each square matrix (numpy.linalg.slogdet's kernel).")
+cholesky = defop("cholesky", lambda xp, a: xp.linalg.cholesky(a),
+                 doc="The lower Cholesky factor L (a = L L^H) of each Hermitian "
+                     "positive-definite matrix.")
 eigh = defop("eigh", lambda xp, a, UPLO="L": tuple(xp.linalg.eigh(a, UPLO)),
-             multiple_results=True)
+             multiple_results=True,
+             doc="(w, v): ascending eigenvalues and eigenvector columns of each Hermitian "
+                 "matrix; derivatives assume distinct eigenvalues.")
 svd = defop("svd", lambda xp, a, full_matrices=True: tuple(xp.linalg.svd(a, full_matrices)),
-            multiple_results=True)
+            multiple_results=True,
+            doc="(U, S, Vh) of each matrix, S descending; derivatives assume distinct "
+                "singular values.")
 qr = defop("qr", lambda xp, a, mode="reduced": tuple(xp.linalg.qr(a, mode)),
-           multiple_results=True)
+           multiple_results=True,
+           doc="(Q, R) of each matrix, mode 'reduced' or 'complete'.")
