@@ -64,7 +64,23 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
 
 
 def arange(start, stop=None, step=None, dtype=None, *, like=None):
-    """Evenly spaced values in [start, stop) with `step`, as numpy.arange."""
+    """As numpy.arange: evenly spaced values in [start, stop) with `step`.
+
+    Args:
+        start: the first value, or the stop when stop is None.
+        stop: the end (excluded).
+        step: the spacing (default 1).
+        dtype: the result's dtype (default inferred from the arguments).
+        like: an array whose array module (numpy or cupy) makes the result.
+
+    Returns:
+        A 1-d array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.arange(1, 7, 2)
+        array([1, 3, 5])
+    """
     args = [v for v in (start, stop, step) if v is not None]
     return _xp(like).arange(*args, dtype=dtype)
 

@@ -44,7 +44,26 @@ def where(condition, x=None, y=None):
 
 
 def round(a, decimals=0, out=None):
-    """`a` rounded to `decimals` (halves to even), as numpy.round (zero derivative)."""
+    """As numpy.round: `a` rounded to `decimals` places (also `around`).
+
+    Halves round to even; piecewise constant, so its derivative is zero.
+
+    Args:
+        a: an array (or a value under a transform).
+        decimals: the number of decimal places (negative: to the left of the point).
+        out: not supported.
+
+    Returns:
+        An array of a's shape and dtype.
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.round(np.array([0.5, 1.5, 2.25]), 1)
+        array([0.5, 1.5, 2.2])
+    """
     reject("round", out=out)
     return ew.round(a, decimals=decimals)
 
@@ -62,7 +81,22 @@ around = round
 
 
 def angle(z, deg=False):
-    """The argument of z in (-pi, pi] (degrees with deg=True), as numpy.angle: the composite
-    arctan2(imag z, real z), so its derivative Im(conj(z) dz) / |z|^2 comes from the rules."""
+    """As numpy.angle: the argument of complex z, in (-pi, pi].
+
+    The composite arctan2(imag z, real z), so its derivative Im(conj(z) dz) / |z|^2 comes from
+    the rules.
+
+    Args:
+        z: an array (or a value under a transform).
+        deg: return degrees instead of radians.
+
+    Returns:
+        A real array of z's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.angle(np.array([1j, -1]), deg=True)
+        array([ 90., 180.])
+    """
     a = ew.arctan2(ew.imag(z), ew.real(z))
     return ew.multiply(a, 180.0 / np.pi) if deg else a
