@@ -96,7 +96,26 @@ def eye(N, M=None, k=0, dtype=float, order="C", *, like=None):
 
 
 def asarray(a, dtype=None, order=None, *, like=None, copy=None):
-    """Wrappers pass through (cast if dtype is given); anything else becomes a backend array."""
+    """As numpy.asarray: `a` as an array, without a copy when it already is one.
+
+    A wrapper (a value under a transform) passes through, cast if `dtype` is given; anything
+    else becomes an array of the backend (numpy, or cupy for cupy inputs or `like`).
+
+    Args:
+        a: an array, a nested sequence, a scalar or a wrapper.
+        dtype: the result's dtype (default: a's own).
+        order: accepted for NumPy compatibility; ignored.
+        like: an array whose array module (numpy or cupy) makes the result.
+        copy: accepted for NumPy compatibility; ignored.
+
+    Returns:
+        An array, or the wrapper `a` (cast to `dtype`).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.asarray([1, 2], dtype=np.float32)
+        array([1., 2.], dtype=float32)
+    """
     if isinstance(a, Tensor):
         from ._elementwise import astype
         return a if dtype is None or dtype_of(a) == np.dtype(dtype) else astype(a, dtype)
@@ -114,8 +133,27 @@ def copy(a, order="K", subok=False):
 
 
 def array(object, dtype=None, *, copy=True, like=None, ndmin=0):
-    """An array from `object`, as numpy.array; a wrapper passes through (copied, cast if `dtype` is
-    given)."""
+    """As numpy.array: an array from `object`.
+
+    A wrapper (a value under a transform) passes through, cast if `dtype` is given; a list or
+    tuple holding wrappers is stacked, so the result stays differentiable.
+
+    Args:
+        object: an array, a nested sequence, a scalar or a wrapper.
+        dtype: the result's dtype (default inferred).
+        copy: copy a raw array (as numpy.array).
+        like: an array whose array module (numpy or cupy) makes the result.
+        ndmin: the minimum number of dimensions of a raw result.
+
+    Returns:
+        An array (or a wrapper when `object` holds one).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.array([[1, 2], [3, 4]])
+        array([[1, 2],
+               [3, 4]])
+    """
     if isinstance(object, Tensor):
         return asarray(object, dtype)
     if isinstance(object, (list, tuple)) and any(isinstance(o, Tensor) for o in object):
