@@ -125,8 +125,25 @@ def asarray(a, dtype=None, order=None, *, like=None, copy=None):
 
 
 def copy(a, order="K", subok=False):
-    """numpy.copy / x.copy(). A wrapper is an immutable value (updates go through x.at[...]), so
-    its copy is the wrapper itself, as jnp.copy; a raw array is copied as NumPy does."""
+    """As numpy.copy: a copy of `a`.
+
+    A wrapper (a value under a transform) is an immutable value (updates go through
+    x.at[...]), so its copy is the wrapper itself, as jnp.copy; a raw array is copied as NumPy
+    does.
+
+    Args:
+        a: an array, a scalar or a wrapper.
+        order: the memory layout of a raw copy ("K", "C", "F" or "A").
+        subok: accepted for NumPy compatibility; ignored.
+
+    Returns:
+        A new array, or the wrapper `a`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.copy(np.array([1, 2]))
+        array([1, 2])
+    """
     if isinstance(a, Tensor):
         return a
     return module_of(a).array(a, copy=True, order=order) if hasattr(a, "shape") else np.copy(a)

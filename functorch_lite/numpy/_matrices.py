@@ -44,7 +44,30 @@ def kron(a, b):
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """Cross product of 3-vectors along the last axis (broadcasting the others)."""
+    """As numpy.cross: the cross product of 3-vectors along the last axis.
+
+    The other axes broadcast.
+
+    Args:
+        a: an array whose last axis has size 3 (or a value under a transform).
+        b: an array whose last axis has size 3, broadcast against a.
+        axisa: only -1 is supported.
+        axisb: only -1 is supported.
+        axisc: only -1 is supported.
+        axis: if given, sets axisa, axisb and axisc; only -1 is supported.
+
+    Returns:
+        An array of the broadcast shape, the products along the last axis.
+
+    Raises:
+        NotImplementedError: an axis other than -1.
+        ValueError: the last axis does not have size 3.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.cross(np.array([1, 0, 0]), np.array([0, 1, 0]))
+        array([0, 0, 1])
+    """
     if axis is not None:
         axisa = axisb = axisc = axis
     if (axisa, axisb, axisc) != (-1, -1, -1):

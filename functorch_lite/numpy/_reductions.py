@@ -189,13 +189,50 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
-    """Cumulative sum along `axis` (the flattened array when None), as numpy.cumsum."""
+    """As numpy.cumsum: the cumulative sum along `axis`.
+
+    Args:
+        a: an array (or a value under a transform).
+        axis: an int, or None for the flattened array.
+        dtype: the dtype of the result and of the accumulation.
+        out: not supported.
+
+    Returns:
+        An array of a's shape (1-d with axis=None).
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.cumsum(np.array([1, 2, 3]))
+        array([1, 3, 6])
+    """
     reject("cumsum", out=out)
     return red.cumsum(a, axis=axis, dtype=dtype)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
-    """Cumulative product along `axis` (the flattened array when None), as numpy.cumprod."""
+    """As numpy.cumprod: the cumulative product along `axis`.
+
+    Args:
+        a: an array (or a value under a transform).
+        axis: an int, or None for the flattened array.
+        dtype: the dtype of the result and of the accumulation.
+        out: not supported.
+
+    Returns:
+        An array of a's shape (1-d with axis=None).
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.cumprod(np.array([[1, 2], [3, 4]]), axis=1)
+        array([[ 1,  2],
+               [ 3, 12]])
+    """
     reject("cumprod", out=out)
     return red.cumprod(a, axis=axis, dtype=dtype)
 
