@@ -22,7 +22,22 @@ def ones(shape, dtype=None, order="C", *, like=None):
 
 
 def empty(shape, dtype=float, order="C", *, like=None):
-    """A new array of `shape` with unspecified contents, as numpy.empty."""
+    """As numpy.empty: a new array of `shape` with unspecified contents.
+
+    Args:
+        shape: an int or a tuple of ints.
+        dtype: the dtype (default float64).
+        order: "C" or "F" memory layout.
+        like: an array whose array module (numpy or cupy) makes the result.
+
+    Returns:
+        An uninitialized array.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.empty((2, 3)).shape
+        (2, 3)
+    """
     return _xp(like).empty(shape, dtype=dtype, order=order)
 
 
@@ -52,7 +67,24 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
 
 
 def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    """An array with the shape and dtype of `a` and unspecified contents, as numpy.empty_like."""
+    """As numpy.empty_like: an array like `a` with unspecified contents.
+
+    Args:
+        a: an array or a value under a transform (its shape and dtype are used).
+        dtype: the dtype (default a's).
+        order: accepted for NumPy compatibility; ignored.
+        subok: accepted for NumPy compatibility; ignored.
+        shape: the shape (default a's).
+        device: accepted for NumPy compatibility; ignored.
+
+    Returns:
+        An uninitialized array of the array module of `a`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.empty_like(np.array([1, 2]), dtype=np.float32).dtype
+        dtype('float32')
+    """
     s, dt, xp = _like(a, dtype, shape)
     return xp.empty(s, dtype=dt)
 

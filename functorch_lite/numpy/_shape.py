@@ -369,8 +369,25 @@ def pad(array, pad_width, mode="constant", constant_values=0):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """The diagonal `offset` of the planes (`axis1`, `axis2`), last axis of the result, as
-    numpy.diagonal."""
+    """As numpy.diagonal: the diagonal `offset` of the planes (`axis1`, `axis2`).
+
+    Args:
+        a: an array of at least two dimensions (or a value under a transform).
+        offset: the diagonal: 0 the main one, > 0 above it, < 0 below it.
+        axis1: the first axis of the planes.
+        axis2: the second axis of the planes.
+
+    Returns:
+        An array: a's other axes, then the diagonal as the last axis.
+
+    Raises:
+        numpy.exceptions.AxisError: axis1 or axis2 is out of range.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.diagonal(np.array([[1, 2], [3, 4]]))
+        array([1, 4])
+    """
     a = as_operand(a)
     nd = ndim(a)
     return sh.diagonal(a, offset=offset, axis1=normalize_axis(axis1, nd),
