@@ -133,7 +133,8 @@ def einsum(subscripts, *operands, optimize="greedy"):
     Args:
         subscripts: the subscripts string, one comma-separated term per operand.
         *operands: the arrays (or values under a transform).
-        optimize: the contraction-order strategy ("greedy", or as numpy.einsum_path).
+        optimize: the contraction order, as numpy.einsum's ("greedy", "optimal", True or
+            False); small problems run unoptimized.
 
     Returns:
         An array with the output subscripts' axes.
