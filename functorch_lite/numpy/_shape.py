@@ -121,7 +121,7 @@ def broadcast_to(array, shape, subok=False):
 
 
 def broadcast_shapes(*shapes):
-    """As numpy.broadcast_shapes: the shape that broadcasting gives the shapes together.
+    """As numpy.broadcast_shapes: the shape the given shapes broadcast to.
 
     Args:
         *shapes: shapes (tuples of ints, or ints).

@@ -242,7 +242,7 @@ add = _ufunc_op("add", doc="""As numpy.add: elementwise sum x1 + x2, broadcastin
     """)
 subtract = _ufunc_op("subtract")
 multiply = _ufunc_op("multiply")
-divide = _ufunc_op("divide", doc="""As numpy.divide: elementwise true division x1 / x2, broadcasting.
+divide = _ufunc_op("divide", doc="""As numpy.divide: elementwise true division x1 / x2.
 
     Args:
         x1: an array or scalar (or a value under a transform).
@@ -262,7 +262,7 @@ maximum = _ufunc_op("maximum")
 minimum = _ufunc_op("minimum")
 fmax = _ufunc_op("fmax")
 fmin = _ufunc_op("fmin")
-arctan2 = _ufunc_op("arctan2", doc="""As numpy.arctan2: elementwise angle of the point (x2, x1), in [-pi, pi].
+arctan2 = _ufunc_op("arctan2", doc="""As numpy.arctan2: elementwise angle of the point (x2, x1).
 
     Args:
         x1: an array or scalar (or a value under a transform).
