@@ -19,9 +19,35 @@ def _observations(m, rowvar, dtype):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
         dtype=None):
-    """The covariance matrix of the variables in the rows of m (columns when rowvar=False),
-    with y's variables appended; divided by N - 1 (N with bias=True, N - ddof with ddof).
-    Weighted forms (fweights, aweights) are not supported."""
+    """As numpy.cov: the covariance matrix of the variables.
+
+    The variables are the rows of m (the columns with rowvar=False), y's appended; the sum of
+    products is divided by N - 1 (N with bias=True, N - ddof with ddof). The weighted forms
+    are not supported.
+
+    Args:
+        m: a 1-d or 2-d array (or a value under a transform).
+        y: optional extra variables, appended to m's.
+        rowvar: the rows are the variables (False: the columns).
+        bias: divide by N instead of N - 1.
+        ddof: the delta degrees of freedom (overrides bias).
+        fweights: not supported.
+        aweights: not supported.
+        dtype: the computation's dtype (default at least float64).
+
+    Returns:
+        The covariance matrix (0-d for a single variable).
+
+    Raises:
+        TypeError: fweights= or aweights= is given.
+        ValueError: m or y has more than 2 dimensions.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.cov(np.array([[1, 2, 3], [2, 4, 6]]))
+        array([[1., 2.],
+               [2., 4.]])
+    """
     reject("cov", fweights=fweights, aweights=aweights)
     m = as_operand(m)
     if dtype is None:
@@ -39,8 +65,28 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
-    """Pearson correlation coefficients: cov / (std_i std_j), clipped into [-1, 1] (real
-    part), as NumPy."""
+    """As numpy.corrcoef: Pearson correlation coefficients of the variables.
+
+    cov / (std_i std_j), clipped into [-1, 1] (real and imaginary parts separately), as NumPy.
+
+    Args:
+        x: a 1-d or 2-d array, one variable per row (per column with rowvar=False).
+        y: optional extra variables, appended to x's.
+        rowvar: the rows are the variables (False: the columns).
+        dtype: the computation's dtype (default at least float64).
+
+    Returns:
+        The correlation matrix (0-d for a single variable).
+
+    Raises:
+        ValueError: x or y has more than 2 dimensions.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.corrcoef(np.array([[1, 2, 3], [3, 2, 1]]))
+        array([[ 1., -1.],
+               [-1.,  1.]])
+    """
     c = cov(x, y, rowvar, dtype=dtype)
     if ndim(c) == 0:
         return ew.divide(c, c)

@@ -29,7 +29,30 @@ def float_power(x1, x2):
 
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
          max=np._NoValue):
-    """Clamp into [a_min, a_max]: minimum(maximum(a, a_min), a_max), as numpy.clip."""
+    """As numpy.clip: `a` clamped into [a_min, a_max].
+
+    The composite minimum(maximum(a, a_min), a_max); either bound may be None.
+
+    Args:
+        a: an array (or a value under a transform).
+        a_min: the lower bound (array or scalar, broadcast), or None.
+        a_max: the upper bound (array or scalar, broadcast), or None.
+        out: not supported.
+        min: the NumPy 2 name of a_min.
+        max: the NumPy 2 name of a_max.
+
+    Returns:
+        An array of the broadcast shape.
+
+    Raises:
+        TypeError: out= is given.
+        ValueError: both bounds are None or missing.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.clip(np.array([-2, 0, 5]), 0, 3)
+        array([0, 0, 3])
+    """
     reject("clip", out=out)
     lo = a_min if a_min is not np._NoValue else min
     hi = a_max if a_max is not np._NoValue else max
@@ -100,7 +123,24 @@ def round(a, decimals=0, out=None):
 
 
 def astype(x, dtype, /, *, copy=True):
-    """Cast to dtype (numpy.astype)."""
+    """As numpy.astype: `x` cast to `dtype`.
+
+    A cast between floating dtypes is differentiable; a cast to an integer or bool dtype has
+    no derivative.
+
+    Args:
+        x: an array (or a value under a transform).
+        dtype: the target dtype.
+        copy: accepted for NumPy compatibility; ignored.
+
+    Returns:
+        An array of x's shape with dtype `dtype`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.astype(np.array([1.7, -2.2]), np.int64)
+        array([ 1, -2])
+    """
     return ew.astype(x, dtype=np.dtype(dtype))
 
 
@@ -112,7 +152,22 @@ around = round
 
 
 def angle(z, deg=False):
-    """The argument of z in (-pi, pi] (degrees with deg=True), as numpy.angle: the composite
-    arctan2(imag z, real z), so its derivative Im(conj(z) dz) / |z|^2 comes from the rules."""
+    """As numpy.angle: the argument of complex z, in (-pi, pi].
+
+    The composite arctan2(imag z, real z), so its derivative Im(conj(z) dz) / |z|^2 comes from
+    the rules.
+
+    Args:
+        z: an array (or a value under a transform).
+        deg: return degrees instead of radians.
+
+    Returns:
+        A real array of z's shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.angle(np.array([1j, -1]), deg=True)
+        array([ 90., 180.])
+    """
     a = ew.arctan2(ew.imag(z), ew.real(z))
     return ew.multiply(a, 180.0 / np.pi) if deg else a

@@ -242,8 +242,25 @@ def nonzero(a):
 
 
 def argwhere(a):
-    """Indices of the nonzero elements, one row each, as numpy.argwhere; refused under vmap (its
-    shape depends on the values)."""
+    """As numpy.argwhere: the indices of the nonzero elements, one row each.
+
+    The result's shape depends on the values, so it is refused under vmap.
+
+    Args:
+        a: an array (or a value under a transform).
+
+    Returns:
+        An integer array of shape (number of nonzero elements, a.ndim).
+
+    Raises:
+        TypeError: a is batched (under vmap).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.argwhere(np.array([[0, 3], [4, 0]]))
+        array([[0, 1],
+               [1, 0]])
+    """
     a = _concrete(a)
     return xp_of(a).argwhere(a)
 

@@ -9,10 +9,28 @@ from ._util import as_operand, dtype_of, ndim, normalize_axis, shape, xp_of
 
 
 def diag(v, k=0):
-    """A 1-d v becomes the matrix with v on diagonal k; a 2-d v gives its k-th diagonal.
+    """As numpy.diag: a matrix from a 1-d diagonal, or a 2-d matrix's diagonal.
 
-    Built as where(mask, v broadcast along rows or columns, 0), with the mask a constant from
-    np.eye: the derivative flows only to the placed entries."""
+    A 1-d v becomes the matrix with v on diagonal k; a 2-d v gives its k-th diagonal. Built as
+    where(mask, v broadcast along rows or columns, 0), with the mask a constant from np.eye:
+    the derivative flows only to the placed entries.
+
+    Args:
+        v: a 1-d or 2-d array (or a value under a transform).
+        k: the diagonal: 0 the main one, > 0 above it, < 0 below it.
+
+    Returns:
+        A square 2-d array of size len(v) + |k|, or a 1-d array of the diagonal.
+
+    Raises:
+        ValueError: v is neither 1-d nor 2-d.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.diag(np.array([1, 2]))
+        array([[1, 0],
+               [0, 2]])
+    """
     v = as_operand(v)
     if ndim(v) == 2:
         return diagonal(v, k)
@@ -28,7 +46,22 @@ def diag(v, k=0):
 
 
 def diagflat(v, k=0):
-    """diag of the flattened input."""
+    """As numpy.diagflat: the matrix with the flattened input on diagonal k.
+
+    Args:
+        v: an array of any shape (or a value under a transform), flattened first.
+        k: the diagonal: 0 the main one, > 0 above it, < 0 below it.
+
+    Returns:
+        A square 2-d array of size v.size + |k|.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.diagflat(np.array([[1, 2]]), k=1)
+        array([[0, 1, 0],
+               [0, 0, 2],
+               [0, 0, 0]])
+    """
     return diag(ravel(as_operand(v)), k)
 
 
@@ -58,7 +91,30 @@ def kron(a, b):
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """Cross product of 3-vectors along the last axis (broadcasting the others)."""
+    """As numpy.cross: the cross product of 3-vectors along the last axis.
+
+    The other axes broadcast.
+
+    Args:
+        a: an array whose last axis has size 3 (or a value under a transform).
+        b: an array whose last axis has size 3, broadcast against a.
+        axisa: only -1 is supported.
+        axisb: only -1 is supported.
+        axisc: only -1 is supported.
+        axis: if given, sets axisa, axisb and axisc; only -1 is supported.
+
+    Returns:
+        An array of the broadcast shape, the products along the last axis.
+
+    Raises:
+        NotImplementedError: an axis other than -1.
+        ValueError: the last axis does not have size 3.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.cross(np.array([1, 0, 0]), np.array([0, 1, 0]))
+        array([0, 0, 1])
+    """
     if axis is not None:
         axisa = axisb = axisc = axis
     if (axisa, axisb, axisc) != (-1, -1, -1):
@@ -75,7 +131,29 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 
 def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
-    """n-th forward difference along `axis`: a[1:] - a[:-1], n times."""
+    """As numpy.diff: the n-th forward difference along `axis`.
+
+    a[1:] - a[:-1] along `axis`, n times (for booleans: a[1:] != a[:-1]).
+
+    Args:
+        a: an array (or a value under a transform).
+        n: the number of times to difference (0 returns a).
+        axis: the axis to difference along (default -1).
+        prepend: not supported.
+        append: not supported.
+
+    Returns:
+        An array whose `axis` is n shorter.
+
+    Raises:
+        NotImplementedError: prepend= or append= is given.
+        ValueError: n is negative, or a is 0-d.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.diff(np.array([1, 4, 9, 16]), n=2)
+        array([2, 2])
+    """
     if prepend is not np._NoValue or append is not np._NoValue:
         raise NotImplementedError("diff with prepend/append is not supported")
     a = as_operand(a)

@@ -55,8 +55,27 @@ def tensordot(a, b, axes=2):
 
 
 def dot(a, b, out=None):
-    """NumPy's dot: a product of scalars, vectors, matrices, or a sum over the last axis of a
-    and the second-to-last of b."""
+    """As numpy.dot: the product of scalars, vectors or matrices.
+
+    For higher ranks, the sum over the last axis of a and the second-to-last of b.
+
+    Args:
+        a: an array (or a value under a transform).
+        b: an array.
+        out: not supported.
+
+    Returns:
+        The product: a scalar-shaped, 1-d, 2-d or higher array, as NumPy's.
+
+    Raises:
+        TypeError: out= is given.
+        ValueError: the summed axes differ in size.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.dot(np.array([[1, 2], [3, 4]]), np.array([1, 1]))
+        array([3, 7])
+    """
     if out is not None:
         raise TypeError("functorch_lite.numpy.dot does not support out=")
     a, b = as_operand(a), as_operand(b)
@@ -169,8 +188,29 @@ def _normalize_subscripts(subscripts, operands):
 
 
 def einsum(subscripts, *operands, optimize="greedy"):
-    """Einstein summation, explicit ('ij,jk->ik') or implicit ('ij,jk') form, with ellipsis.
-    Unlike NumPy (optimize=False) it chooses a contraction order by default, as torch and JAX."""
+    """As numpy.einsum: Einstein summation over the operands.
+
+    Explicit ('ij,jk->ik') or implicit ('ij,jk') form, with ellipsis. Unlike NumPy
+    (optimize=False) it chooses a contraction order by default, as torch and JAX.
+
+    Args:
+        subscripts: the subscripts string, one comma-separated term per operand.
+        *operands: the arrays (or values under a transform).
+        optimize: the contraction order, as numpy.einsum's ("greedy", "optimal", True or
+            False); small problems run unoptimized.
+
+    Returns:
+        An array with the output subscripts' axes.
+
+    Raises:
+        ValueError: the number of terms differs from the number of operands, or a term does
+            not match its operand's rank.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.einsum("ij,j->i", np.array([[1, 2], [3, 4]]), np.array([1, 1]))
+        array([3, 7])
+    """
     operands = [as_operand(op) for op in operands]
     return la.einsum(*operands, subscripts=_normalize_subscripts(subscripts, operands),
                      optimize=optimize)

@@ -120,37 +120,156 @@ amax, amin = max, min
 
 
 def argmax(a, axis=None, out=None, *, keepdims=False):
-    """Index of the maximum along `axis`, as numpy.argmax (an integer result: zero derivative)."""
+    """As numpy.argmax: the index of the maximum along `axis`.
+
+    An integer result, so its derivative is zero.
+
+    Args:
+        a: an array (or a value under a transform).
+        axis: an int, or None for the index into the flattened array.
+        out: not supported.
+        keepdims: keep the reduced axis with size 1.
+
+    Returns:
+        An integer array of indices.
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.argmax(np.array([[1, 5], [7, 2]]), axis=1)
+        array([1, 0])
+    """
     reject("argmax", out=out)
     return red.argmax(a, axis=axis, keepdims=keepdims)
 
 
 def argmin(a, axis=None, out=None, *, keepdims=False):
-    """Index of the minimum along `axis`, as numpy.argmin (an integer result: zero derivative)."""
+    """As numpy.argmin: the index of the minimum along `axis`.
+
+    An integer result, so its derivative is zero.
+
+    Args:
+        a: an array (or a value under a transform).
+        axis: an int, or None for the index into the flattened array.
+        out: not supported.
+        keepdims: keep the reduced axis with size 1.
+
+    Returns:
+        An integer array of indices.
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.argmin(np.array([[1, 5], [7, 2]]), axis=1)
+        array([0, 1])
+    """
     reject("argmin", out=out)
     return red.argmin(a, axis=axis, keepdims=keepdims)
 
 
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
-    """Whether every element along `axis` is true, as numpy.all (a boolean result: zero derivative)."""
+    """As numpy.all: whether every element along `axis` is true.
+
+    A boolean result, so its derivative is zero.
+
+    Args:
+        a: an array (or a value under a transform).
+        axis: None (all elements), an int or a tuple of ints.
+        out: not supported.
+        keepdims: keep the reduced axes with size 1.
+        where: not supported.
+
+    Returns:
+        A boolean array (0-d when axis is None).
+
+    Raises:
+        TypeError: out= or where= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.all(np.array([[1, 0], [1, 1]]), axis=1)
+        array([False,  True])
+    """
     reject("all", out=out, where=where)
     return red.all(a, axis=_axis(axis), keepdims=keepdims)
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
-    """Whether any element along `axis` is true, as numpy.any (a boolean result: zero derivative)."""
+    """As numpy.any: whether any element along `axis` is true.
+
+    A boolean result, so its derivative is zero.
+
+    Args:
+        a: an array (or a value under a transform).
+        axis: None (all elements), an int or a tuple of ints.
+        out: not supported.
+        keepdims: keep the reduced axes with size 1.
+        where: not supported.
+
+    Returns:
+        A boolean array (0-d when axis is None).
+
+    Raises:
+        TypeError: out= or where= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.any(np.array([[0, 0], [1, 0]]), axis=1)
+        array([False,  True])
+    """
     reject("any", out=out, where=where)
     return red.any(a, axis=_axis(axis), keepdims=keepdims)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
-    """Cumulative sum along `axis` (the flattened array when None), as numpy.cumsum."""
+    """As numpy.cumsum: the cumulative sum along `axis`.
+
+    Args:
+        a: an array (or a value under a transform).
+        axis: an int, or None for the flattened array.
+        dtype: the dtype of the result and of the accumulation.
+        out: not supported.
+
+    Returns:
+        An array of a's shape (1-d with axis=None).
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.cumsum(np.array([1, 2, 3]))
+        array([1, 3, 6])
+    """
     reject("cumsum", out=out)
     return red.cumsum(a, axis=axis, dtype=dtype)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
-    """Cumulative product along `axis` (the flattened array when None), as numpy.cumprod."""
+    """As numpy.cumprod: the cumulative product along `axis`.
+
+    Args:
+        a: an array (or a value under a transform).
+        axis: an int, or None for the flattened array.
+        dtype: the dtype of the result and of the accumulation.
+        out: not supported.
+
+    Returns:
+        An array of a's shape (1-d with axis=None).
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.cumprod(np.array([[1, 2], [3, 4]]), axis=1)
+        array([[ 1,  2],
+               [ 3, 12]])
+    """
     reject("cumprod", out=out)
     return red.cumprod(a, axis=axis, dtype=dtype)
 
@@ -186,7 +305,28 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """Indices that sort `a` along `axis`, as numpy.argsort (an integer result)."""
+    """As numpy.argsort: the indices that sort `a` along `axis`.
+
+    An integer result, so its derivative is zero.
+
+    Args:
+        a: an array (or a value under a transform).
+        axis: an int (default -1), or None to sort the flattened array.
+        kind: accepted for NumPy compatibility; ignored.
+        order: not supported.
+        stable: accepted for NumPy compatibility; ignored.
+
+    Returns:
+        An integer array of a's shape (1-d with axis=None).
+
+    Raises:
+        TypeError: order= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.argsort(np.array([3, 1, 2]))
+        array([1, 2, 0])
+    """
     reject("argsort", order=order)
     if axis is None:
         from ._shape import ravel

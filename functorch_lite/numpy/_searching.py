@@ -88,8 +88,29 @@ def _as_float64(t):
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
-    """Indices that partition a: the kth element(s) in sorted place, smaller before, larger
-    after (axis None: the flattened array)."""
+    """As numpy.argpartition: indices that put the kth element(s) in sorted place.
+
+    Smaller elements come before, larger after; an integer result with zero derivative.
+
+    Args:
+        a: an array (or a value under a transform).
+        kth: an int or a sequence of ints, the position(s) to put in sorted place.
+        axis: an int (default -1), or None to partition the flattened array.
+        kind: accepted for NumPy compatibility; ignored.
+        order: not supported.
+
+    Returns:
+        An integer array of a's shape (1-d with axis=None).
+
+    Raises:
+        TypeError: order= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> a = np.array([5, 1, 4, 2])
+        >>> int(a[fnp.argpartition(a, 1)][1])
+        2
+    """
     reject("argpartition", order=order)
     a = as_operand(a)
     if axis is None:

@@ -164,7 +164,27 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """A Python bool: whether every pair is close (isclose). Like bool(), it needs concrete
-    values: it is refused under vmap (use fnp.all(fnp.isclose(a, b)) for a per-example
-    answer)."""
+    """As numpy.allclose: whether every pair of elements is close (isclose).
+
+    Like bool(), it needs concrete values: it is refused under vmap (use
+    fnp.all(fnp.isclose(a, b)) for a per-example answer).
+
+    Args:
+        a: an array.
+        b: an array, broadcast against a.
+        rtol: the relative tolerance.
+        atol: the absolute tolerance.
+        equal_nan: count two NaNs as close.
+
+    Returns:
+        A Python bool.
+
+    Raises:
+        TypeError: a or b is batched (under vmap).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.allclose(np.array([1.0, 2.0]), np.array([1.0, 2.0 + 1e-9]))
+        True
+    """
     return bool(_all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))

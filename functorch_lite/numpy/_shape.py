@@ -210,24 +210,96 @@ def squeeze(a, axis=None):
 
 
 def broadcast_to(array, shape, subok=False):
-    """`a` broadcast to `shape` (read-only view semantics), as numpy.broadcast_to."""
+    """As numpy.broadcast_to: `array` broadcast to `shape`.
+
+    Read-only view semantics; the derivative sums over the broadcast axes.
+
+    Args:
+        array: an array (or a value under a transform).
+        shape: the target shape (an int or a tuple of ints).
+        subok: accepted for NumPy compatibility; ignored.
+
+    Returns:
+        An array of shape `shape`.
+
+    Raises:
+        ValueError: array does not broadcast to `shape`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.broadcast_to(np.array([1, 2]), (2, 2))
+        array([[1, 2],
+               [1, 2]])
+    """
     return sh.broadcast_to(as_operand(array), shape=_tuple(shape))
 
 
 def broadcast_shapes(*shapes):
-    """The shape that NumPy's broadcasting gives the shapes together; raises ValueError if they do
-    not broadcast."""
+    """As numpy.broadcast_shapes: the shape the given shapes broadcast to.
+
+    Args:
+        *shapes: shapes (tuples of ints, or ints).
+
+    Returns:
+        A tuple of ints.
+
+    Raises:
+        ValueError: the shapes do not broadcast.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.broadcast_shapes((2, 1), (3,))
+        (2, 3)
+    """
     return np.broadcast_shapes(*shapes)
 
 
 def broadcast_arrays(*args, subok=False):
-    """The arguments broadcast against each other, as numpy.broadcast_arrays."""
+    """As numpy.broadcast_arrays: the arguments broadcast against each other.
+
+    Args:
+        *args: arrays (or values under a transform).
+        subok: accepted for NumPy compatibility; ignored.
+
+    Returns:
+        A tuple of arrays, all of the broadcast shape.
+
+    Raises:
+        ValueError: the shapes do not broadcast.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> x, y = fnp.broadcast_arrays(np.array([[1], [2]]), np.array([3, 4, 5]))
+        >>> x.shape, y.shape
+        ((2, 3), (2, 3))
+    """
     target = np.broadcast_shapes(*(shape(a) for a in args))
     return tuple(a if shape(a) == target else broadcast_to(a, target) for a in args)
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    """The arrays joined along an existing `axis`, as numpy.concatenate (`axis=None` flattens)."""
+    """As numpy.concatenate: the arrays joined along an existing `axis`.
+
+    Args:
+        arrays: a sequence of arrays (or values under a transform) whose shapes agree except
+            along `axis`.
+        axis: the axis to join along; None flattens the arrays first.
+        out: not supported.
+        dtype: the result's dtype (default: the arrays' common dtype).
+        casting: accepted for NumPy compatibility; ignored.
+
+    Returns:
+        The joined array.
+
+    Raises:
+        TypeError: out= is given.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.concatenate([np.array([[1, 2]]), np.array([[3, 4]])], axis=0)
+        array([[1, 2],
+               [3, 4]])
+    """
     if out is not None:
         raise TypeError("functorch_lite.numpy.concatenate does not support out=")
     arrays = [as_operand(a) for a in arrays]
@@ -271,13 +343,38 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 
 def atleast_1d(*arys):
-    """The inputs with at least one dimension, as numpy.atleast_1d."""
+    """As numpy.atleast_1d: the inputs with at least one dimension.
+
+    Args:
+        *arys: arrays or scalars (or values under a transform).
+
+    Returns:
+        The array for one input, else a tuple of arrays; 0-d inputs become shape (1,).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.atleast_1d(np.array(3))
+        array([3])
+    """
     res = [reshape(a, (1,)) if ndim(a) == 0 else as_operand(a) for a in arys]
     return res[0] if len(res) == 1 else tuple(res)
 
 
 def atleast_2d(*arys):
-    """The inputs with at least two dimensions, as numpy.atleast_2d."""
+    """As numpy.atleast_2d: the inputs with at least two dimensions.
+
+    Args:
+        *arys: arrays or scalars (or values under a transform).
+
+    Returns:
+        The array for one input, else a tuple of arrays; 0-d inputs become shape (1, 1), 1-d
+        inputs of length n shape (1, n).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.atleast_2d(np.array([1, 2]))
+        array([[1, 2]])
+    """
     def two(a):
         nd = ndim(a)
         return reshape(a, (1, 1)) if nd == 0 else expand_dims(a, 0) if nd == 1 else as_operand(a)
@@ -342,7 +439,25 @@ def _split_points(n, indices_or_sections, strict):
 
 
 def array_split(ary, indices_or_sections, axis=0):
-    """As split, allowing sections of unequal size, as numpy.array_split."""
+    """As numpy.array_split: split `ary` into sections that may differ in size.
+
+    Args:
+        ary: an array (or a value under a transform).
+        indices_or_sections: an int N (N sections, the first ones one longer when the length
+            does not divide), or a sorted sequence of split indices.
+        axis: the axis to split along.
+
+    Returns:
+        A list of arrays.
+
+    Raises:
+        ValueError: the number of sections is not positive.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.array_split(np.arange(5), 2)
+        [array([0, 1, 2]), array([3, 4])]
+    """
     ary = as_operand(ary)
     axis = normalize_axis(axis, ndim(ary))
     n = shape(ary)[axis]
@@ -513,8 +628,25 @@ def pad(array, pad_width, mode="constant", constant_values=0):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """The diagonal `offset` of the planes (`axis1`, `axis2`), last axis of the result, as
-    numpy.diagonal."""
+    """As numpy.diagonal: the diagonal `offset` of the planes (`axis1`, `axis2`).
+
+    Args:
+        a: an array of at least two dimensions (or a value under a transform).
+        offset: the diagonal: 0 the main one, > 0 above it, < 0 below it.
+        axis1: the first axis of the planes.
+        axis2: the second axis of the planes.
+
+    Returns:
+        An array: a's other axes, then the diagonal as the last axis.
+
+    Raises:
+        numpy.exceptions.AxisError: axis1 or axis2 is out of range.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.diagonal(np.array([[1, 2], [3, 4]]))
+        array([1, 4])
+    """
     a = as_operand(a)
     nd = ndim(a)
     return sh.diagonal(a, offset=offset, axis1=normalize_axis(axis1, nd),

@@ -36,7 +36,27 @@ def _check(name, a, v, mode):
 
 
 def convolve(a, v, mode="full"):
-    """The discrete linear convolution sum_i a[i] v[k - i]."""
+    """As numpy.convolve: the discrete linear convolution of two 1-d arrays.
+
+    The result at k is sum_i a[i] v[k - i].
+
+    Args:
+        a: a non-empty 1-d array (or a value under a transform).
+        v: a non-empty 1-d array.
+        mode: "full" (length n + m - 1), "same" (length max(n, m)) or "valid"
+            (length max(n, m) - min(n, m) + 1).
+
+    Returns:
+        A 1-d array.
+
+    Raises:
+        ValueError: an unknown mode, or a or v not 1-d or empty.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.convolve(np.array([1, 2, 3]), np.array([0, 1]))
+        array([0, 1, 2, 3])
+    """
     a, v = _check("convolve", a, v, mode)
     if shape(v)[0] > shape(a)[0]:
         a, v = v, a
@@ -44,7 +64,26 @@ def convolve(a, v, mode="full"):
 
 
 def correlate(a, v, mode="valid"):
-    """The cross-correlation sum_n a[n + k] conj(v[n])."""
+    """As numpy.correlate: the cross-correlation of two 1-d arrays.
+
+    The result at k is sum_n a[n + k] conj(v[n]).
+
+    Args:
+        a: a non-empty 1-d array (or a value under a transform).
+        v: a non-empty 1-d array.
+        mode: "valid" (default), "same" or "full", as in numpy.convolve.
+
+    Returns:
+        A 1-d array.
+
+    Raises:
+        ValueError: an unknown mode, or a or v not 1-d or empty.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.correlate(np.array([1, 2, 3]), np.array([1, 1]))
+        array([3, 5])
+    """
     a, v = _check("correlate", a, v, mode)
     if shape(v)[0] > shape(a)[0]:        # NumPy swaps and reverses
         return flip(ew.conj(_correlate_long_short(v, ew.conj(a), mode)), 0)

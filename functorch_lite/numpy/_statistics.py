@@ -25,7 +25,29 @@ def _float_dtype(*dtypes):
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
-    """sum(a * w) / sum(w) over `axis`; 1-d weights apply along a single axis (as NumPy)."""
+    """As numpy.average: the weighted mean sum(a * w) / sum(w) along `axis`.
+
+    Without weights it is the mean; 1-d weights apply along a single axis, as in NumPy.
+
+    Args:
+        a: an array (or a value under a transform).
+        axis: None (all elements), an int or a tuple of ints.
+        weights: an array of a's shape, or of the shape of a along `axis`; None for equal weights.
+        returned: also return the sum of the weights.
+        keepdims: keep the reduced axes with size 1.
+
+    Returns:
+        The average, or (average, sum of weights) with returned=True.
+
+    Raises:
+        TypeError: weights differ in shape from a and axis is None.
+        ValueError: weights do not match the shape of a along `axis`.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.average(np.array([1, 2, 4]), weights=np.array([1, 1, 2]))
+        np.float64(2.75)
+    """
     a = as_operand(a)
     axis = _axis(axis)
     if weights is None:

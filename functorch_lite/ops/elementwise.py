@@ -41,7 +41,21 @@ positive = _ufunc_op("positive", doc="""As numpy.positive: +x, elementwise (a co
         >>> fnp.positive(np.array([-1, 2]))
         array([-1,  2])
     """)
-abs = _ufunc_op("abs")
+abs = _ufunc_op("abs", doc="""As numpy.abs: elementwise absolute value (also `absolute`).
+
+    The derivative at 0 is 0 (sign(x)).
+
+    Args:
+        x: an array or scalar (or a value under a transform).
+
+    Returns:
+        An array of x's shape, elementwise abs(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.abs(np.array([-2, 0, 3]))
+        array([2, 0, 3])
+    """)
 exp = _ufunc_op("exp", doc="""As numpy.exp: e to the power x, elementwise.
 
     Args:
@@ -146,7 +160,19 @@ sqrt = _ufunc_op("sqrt", doc="""As numpy.sqrt: the non-negative square root, ele
         >>> fnp.sqrt(np.array([1, 4, 9]))
         array([1., 2., 3.])
     """)
-cbrt = _ufunc_op("cbrt")
+cbrt = _ufunc_op("cbrt", doc="""As numpy.cbrt: elementwise real cube root.
+
+    Args:
+        x: an array or scalar (or a value under a transform).
+
+    Returns:
+        An array of x's shape, elementwise cbrt(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.cbrt(np.array([-8.0, 27.0]))
+        array([-2.,  3.])
+    """)
 square = _ufunc_op("square", doc="""As numpy.square: x * x, elementwise.
 
     Args:
@@ -186,7 +212,19 @@ sin = _ufunc_op("sin", doc="""As numpy.sin: the sine (radians), elementwise.
         >>> fnp.sin(np.array([0.0]))
         array([0.])
     """)
-cos = _ufunc_op("cos")
+cos = _ufunc_op("cos", doc="""As numpy.cos: elementwise cosine.
+
+    Args:
+        x: an array or scalar (or a value under a transform).
+
+    Returns:
+        An array of x's shape, elementwise cos(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.cos(np.array([0.0]))
+        array([1.])
+    """)
 tan = _ufunc_op("tan", doc="""As numpy.tan: the tangent (radians), elementwise.
 
     Args:
@@ -200,9 +238,45 @@ tan = _ufunc_op("tan", doc="""As numpy.tan: the tangent (radians), elementwise.
         >>> fnp.tan(np.array([0.0]))
         array([0.])
     """)
-arcsin = _ufunc_op("arcsin")
-arccos = _ufunc_op("arccos")
-arctan = _ufunc_op("arctan")
+arcsin = _ufunc_op("arcsin", doc="""As numpy.arcsin: elementwise inverse sine.
+
+    Args:
+        x: an array or scalar (or a value under a transform).
+
+    Returns:
+        An array of x's shape, elementwise arcsin(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> bool(np.allclose(fnp.arcsin(np.array([0.0, 1.0])), [0.0, np.pi / 2]))
+        True
+    """)
+arccos = _ufunc_op("arccos", doc="""As numpy.arccos: elementwise inverse cosine.
+
+    Args:
+        x: an array or scalar (or a value under a transform).
+
+    Returns:
+        An array of x's shape, elementwise arccos(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> bool(np.allclose(fnp.arccos(np.array([1.0, 0.0])), [0.0, np.pi / 2]))
+        True
+    """)
+arctan = _ufunc_op("arctan", doc="""As numpy.arctan: elementwise inverse tangent.
+
+    Args:
+        x: an array or scalar (or a value under a transform).
+
+    Returns:
+        An array of x's shape, elementwise arctan(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> bool(np.allclose(fnp.arctan(np.array([0.0, 1.0])), [0.0, np.pi / 4]))
+        True
+    """)
 sinh = _ufunc_op("sinh", doc="""As numpy.sinh: the hyperbolic sine, elementwise.
 
     Args:
@@ -216,7 +290,19 @@ sinh = _ufunc_op("sinh", doc="""As numpy.sinh: the hyperbolic sine, elementwise.
         >>> fnp.sinh(np.array([0.0]))
         array([0.])
     """)
-cosh = _ufunc_op("cosh")
+cosh = _ufunc_op("cosh", doc="""As numpy.cosh: elementwise hyperbolic cosine.
+
+    Args:
+        x: an array or scalar (or a value under a transform).
+
+    Returns:
+        An array of x's shape, elementwise cosh(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.cosh(np.array([0.0]))
+        array([1.])
+    """)
 tanh = _ufunc_op("tanh", doc="""As numpy.tanh: the hyperbolic tangent, elementwise.
 
     Args:
@@ -230,9 +316,45 @@ tanh = _ufunc_op("tanh", doc="""As numpy.tanh: the hyperbolic tangent, elementwi
         >>> fnp.tanh(np.array([0.0]))
         array([0.])
     """)
-arcsinh = _ufunc_op("arcsinh")
-arccosh = _ufunc_op("arccosh")
-arctanh = _ufunc_op("arctanh")
+arcsinh = _ufunc_op("arcsinh", doc="""As numpy.arcsinh: elementwise inverse hyperbolic sine.
+
+    Args:
+        x: an array or scalar (or a value under a transform).
+
+    Returns:
+        An array of x's shape, elementwise arcsinh(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.arcsinh(np.array([0.0]))
+        array([0.])
+    """)
+arccosh = _ufunc_op("arccosh", doc="""As numpy.arccosh: elementwise inverse hyperbolic cosine.
+
+    Args:
+        x: an array or scalar (or a value under a transform).
+
+    Returns:
+        An array of x's shape, elementwise arccosh(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.arccosh(np.array([1.0]))
+        array([0.])
+    """)
+arctanh = _ufunc_op("arctanh", doc="""As numpy.arctanh: elementwise inverse hyperbolic tangent.
+
+    Args:
+        x: an array or scalar (or a value under a transform).
+
+    Returns:
+        An array of x's shape, elementwise arctanh(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.arctanh(np.array([0.0]))
+        array([0.])
+    """)
 real = _ufunc_op("real", doc="""As numpy.real: the real part, elementwise.
 
     Args:
@@ -259,7 +381,19 @@ imag = _ufunc_op("imag", doc="""As numpy.imag: the imaginary part of x.
         >>> fnp.imag(np.array([1 + 2j, 3 - 4j]))
         array([ 2., -4.])
     """)
-conj = _ufunc_op("conj")
+conj = _ufunc_op("conj", doc="""As numpy.conj: elementwise complex conjugate (also `conjugate`).
+
+    Args:
+        x: an array or scalar (or a value under a transform).
+
+    Returns:
+        An array of x's shape, elementwise conj(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.conj(np.array([1 + 2j]))
+        array([1.-2.j])
+    """)
 
 # -- unary, piecewise constant or boolean-valued: zero derivative --
 sign = _ufunc_op("sign", differentiable=False, doc="""As numpy.sign: -1, 0 or 1 by the sign of x, elementwise.
@@ -292,7 +426,21 @@ floor = _ufunc_op("floor", doc="""As numpy.floor: the largest integer <= x, elem
         >>> fnp.floor(np.array([-1.5, 0.5, 2.0]))
         array([-2.,  0.,  2.])
     """, differentiable=False)
-ceil = _ufunc_op("ceil", differentiable=False)
+ceil = _ufunc_op("ceil", doc="""As numpy.ceil: elementwise smallest integer >= x.
+
+    Piecewise constant: its derivative is zero.
+
+    Args:
+        x: an array or scalar (or a value under a transform).
+
+    Returns:
+        An array of x's shape, elementwise ceil(x).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.ceil(np.array([-1.5, 0.2]))
+        array([-1.,  1.])
+    """, differentiable=False)
 rint = _ufunc_op("rint", differentiable=False, doc="""As numpy.rint: rounds to the nearest integer (halves to even), elementwise.
 
     Piecewise constant: its derivative is zero under every transform.
@@ -406,7 +554,20 @@ round = defop("round", lambda xp, x, decimals=0: xp.round(x, decimals), differen
               doc="Round to `decimals` places (half to even), as numpy.round.")
 
 # -- binary, differentiable --
-add = _ufunc_op("add")
+add = _ufunc_op("add", doc="""As numpy.add: elementwise sum x1 + x2, broadcasting.
+
+    Args:
+        x1: an array or scalar (or a value under a transform).
+        x2: an array or scalar, broadcast against x1.
+
+    Returns:
+        An array of the broadcast shape of x1 and x2, elementwise add(x1, x2).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.add(np.array([1, 2]), np.array([10, 20]))
+        array([11, 22])
+    """)
 subtract = _ufunc_op("subtract", doc="""As numpy.subtract: x1 - x2, elementwise.
 
     Args:
@@ -434,7 +595,20 @@ multiply = _ufunc_op("multiply", doc="""As numpy.multiply: x1 * x2, elementwise.
         >>> fnp.multiply(np.array([1, 4, -7]), np.array([2, 4, 3]))
         array([  2,  16, -21])
     """)
-divide = _ufunc_op("divide")
+divide = _ufunc_op("divide", doc="""As numpy.divide: elementwise true division x1 / x2.
+
+    Args:
+        x1: an array or scalar (or a value under a transform).
+        x2: an array or scalar, broadcast against x1.
+
+    Returns:
+        An array of the broadcast shape of x1 and x2, elementwise divide(x1, x2).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.divide(np.array([1, 6]), np.array([2, 3]))
+        array([0.5, 2. ])
+    """)
 power = _ufunc_op("power", doc="""As numpy.power: x1 raised to the power x2, elementwise.
 
     Args:
@@ -516,7 +690,20 @@ fmin = _ufunc_op("fmin", doc="""As numpy.fmin: the elementwise minimum, ignoring
         >>> fnp.fmin(np.array([1.0, np.nan, 3.0]), np.array([2.0, 0.0, np.nan]))
         array([1., 0., 3.])
     """)
-arctan2 = _ufunc_op("arctan2")
+arctan2 = _ufunc_op("arctan2", doc="""As numpy.arctan2: elementwise angle of the point (x2, x1).
+
+    Args:
+        x1: an array or scalar (or a value under a transform).
+        x2: an array or scalar, broadcast against x1.
+
+    Returns:
+        An array of the broadcast shape of x1 and x2, elementwise arctan2(x1, x2).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> bool(np.allclose(fnp.arctan2(np.array([1.0]), np.array([-1.0])), [3 * np.pi / 4]))
+        True
+    """)
 hypot = _ufunc_op("hypot", doc="""As numpy.hypot: sqrt(x1 ** 2 + x2 ** 2), elementwise.
 
     Args:
@@ -556,7 +743,22 @@ logaddexp2 = _ufunc_op("logaddexp2", doc="""As numpy.logaddexp2: log2(2 ** x1 + 
         >>> fnp.logaddexp2(np.array([1.0]), np.array([1.0]))
         array([2.])
     """)
-copysign = _ufunc_op("copysign")
+copysign = _ufunc_op("copysign", doc="""As numpy.copysign: elementwise |x1| with the sign of x2.
+
+    Differentiable in x1; the derivative in x2 is zero.
+
+    Args:
+        x1: an array or scalar (or a value under a transform).
+        x2: an array or scalar, broadcast against x1.
+
+    Returns:
+        An array of the broadcast shape of x1 and x2, elementwise copysign(x1, x2).
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.copysign(np.array([1.0, -2.0]), np.array([-1.0, 1.0]))
+        array([-1.,  2.])
+    """)
 
 # -- binary, integer- or boolean-valued --
 floor_divide = _ufunc_op("floor_divide", doc="""As numpy.floor_divide: x1 // x2, elementwise.
