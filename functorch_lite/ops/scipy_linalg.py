@@ -3,19 +3,12 @@ as scipy.linalg.lu_factor), the permutation its pivots describe, and the matrix 
 Kernels call scipy.linalg on NumPy arrays and cupyx.scipy.linalg on CuPy arrays; both take
 stacks of matrices (leading dims are a batch)."""
 from ..dispatch import defop
+from .special import scipy_module
 
 
 def linalg_module(xp):
     """scipy.linalg for NumPy arrays, cupyx.scipy.linalg for CuPy arrays."""
-    try:
-        if xp.__name__ == "cupy":
-            import cupyx.scipy.linalg as linalg
-        else:
-            import scipy.linalg as linalg
-    except ImportError as e:
-        raise ImportError("functorch_lite.scipy.linalg needs SciPy for this function: "
-                          "pip install 'functorch-lite[scipy]'") from e
-    return linalg
+    return scipy_module(xp, "linalg")
 
 
 def _stacked(xp, fn, a):

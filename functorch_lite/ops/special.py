@@ -2,20 +2,25 @@
 polygamma, ndtri. Their kernels call SciPy on NumPy arrays and cupyx.scipy.special on CuPy
 arrays; SciPy is an optional dependency (the `scipy` extra), imported the first time a kernel
 runs, so the library imports without it."""
+import importlib
+
 from ..dispatch import defop
+
+
+def scipy_module(xp, name):
+    """scipy.<name> for NumPy arrays, cupyx.scipy.<name> for CuPy arrays (`name`: "special",
+    "linalg"), imported on first use so the library imports without SciPy."""
+    try:
+        return importlib.import_module(("cupyx.scipy." if xp.__name__ == "cupy" else "scipy.")
+                                       + name)
+    except ImportError as e:
+        raise ImportError(f"functorch_lite.scipy.{name} needs SciPy for this function: "
+                          "pip install 'functorch-lite[scipy]'") from e
 
 
 def special_module(xp):
     """scipy.special for NumPy arrays, cupyx.scipy.special for CuPy arrays."""
-    try:
-        if xp.__name__ == "cupy":
-            import cupyx.scipy.special as special
-        else:
-            import scipy.special as special
-    except ImportError as e:
-        raise ImportError("functorch_lite.scipy needs SciPy for this function: "
-                          "pip install 'functorch-lite[scipy]'") from e
-    return special
+    return scipy_module(xp, "special")
 
 
 def _special_op(name, doc):
