@@ -12,7 +12,6 @@ Families:
   binary      elementwise with broadcasting, given both partial derivatives of (x, y, out)
   multilinear each operand's tangent replaces it in turn (multiply, matmul, einsum)
 """
-import numpy as np
 
 from .. import numpy as fnp
 from ..numpy._util import dtype_of, shape

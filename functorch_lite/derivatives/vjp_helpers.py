@@ -8,7 +8,7 @@ derivative. Operands nobody differentiates are skipped (the rule takes `needed`)
 Rules compute only with library ops, so they are themselves transformable. They may return a
 cotangent of the broadcast shape or another dtype: reverse mode fits it to the operand.
 """
-from ..ops import elementwise as ew, reductions as red, shape as sh
+from ..ops import reductions as red, shape as sh
 
 
 def defvjp(op, *per_operand):

@@ -4,7 +4,7 @@ differentiable binary ufuncs ("add.reduce", "logaddexp.accumulate", ...)."""
 import numpy as np
 
 from .. import numpy as fnp
-from .samples_base import EVEN, F32, F64, I64, NEAR_ONE, NONZERO, REAL, OpInfo, S, array, unary
+from .samples_base import EVEN, F32, F64, I64, NEAR_ONE, NONZERO, REAL, OpInfo, S, array
 
 
 def _a(rng, *shape, dtype=F64, domain=REAL):
