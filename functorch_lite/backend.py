@@ -1,11 +1,17 @@
 """Array-module selection: NumPy on the CPU, CuPy on NVIDIA GPUs.
 
 The backend is read off the raw arrays an op receives, never set globally, so one program can
-hold CPU and GPU values side by side; mixing the two inside one op is refused.
+hold CPU and GPU values side by side; mixing the two inside one op is refused. Besides CuPy,
+another NumPy-compatible device module can be registered (`register_array_module`): the test
+suite registers a strict CPU stand-in for CuPy (functorch_lite.testing.device_sim) so that the
+device paths of every kernel and rule run in CI, where there is no GPU.
 """
+import importlib
 import sys
 
 import numpy
+
+_REGISTERED = []   # device array modules registered besides cupy (each has an `ndarray` type)
 
 
 class DeviceMismatchError(TypeError):
@@ -17,44 +23,78 @@ class DeviceMismatchError(TypeError):
     """
 
 
-def _cupy():
-    """The cupy module if the program has imported it; we never import it ourselves."""
-    return sys.modules.get("cupy")
+def register_array_module(module):
+    """Treat `module` as a device backend beside CuPy: arrays of type `module.ndarray` select
+    it as their array module. `module.companion(name)` must give its counterpart of a cupyx
+    module (`"cupyx"`, `"cupyx.scipy.special"`, ...). Registering twice is harmless."""
+    if module not in _REGISTERED:
+        _REGISTERED.append(module)
+
+
+def device_modules():
+    """The non-NumPy array modules in use: cupy once the program imported it, and the
+    registered ones. Empty on a CPU-only program, which keeps the NumPy path free of checks."""
+    cupy = sys.modules.get("cupy")
+    return ((cupy,) if cupy is not None else ()) + tuple(_REGISTERED)
+
+
+def _device_module(x, modules):
+    for mod in modules:
+        if isinstance(x, mod.ndarray):
+            return mod
+    return None
 
 
 def array_module(args, op_name="op"):
-    """numpy or cupy, from the raw arrays among `args` (Python scalars are neutral)."""
-    cupy = _cupy()
-    if cupy is None:
+    """numpy or the device module (cupy), from the raw arrays among `args` (Python scalars and
+    NumPy scalars are neutral, as CuPy takes them with its arrays)."""
+    modules = device_modules()
+    if not modules:
         return numpy
     found = None
+    host = False
     for a in args:
-        if isinstance(a, cupy.ndarray):
-            mod = cupy
-        elif isinstance(a, (numpy.ndarray, numpy.generic)):
-            mod = numpy
-        else:
+        mod = _device_module(a, modules)
+        if mod is None:
+            host = host or isinstance(a, numpy.ndarray)
             continue
-        if found is None:
-            found = mod
-        elif found is not mod:
-            raise DeviceMismatchError(
-                f"{op_name} got a numpy array (CPU) and a cupy array (GPU) together; "
-                "move them to one device first (cupy.asarray(x) or x.get())")
+        if found is not None and found is not mod:
+            raise DeviceMismatchError(f"{op_name} got arrays of {_short(found)} and "
+                                      f"{_short(mod)} together")
+        found = mod
+    if found is not None and host:
+        raise DeviceMismatchError(
+            f"{op_name} got a numpy array (CPU) and a {_short(found)} array (GPU) together; "
+            f"move them to one device first ({_short(found)}.asarray(x) or x.get())")
     return found or numpy
 
 
+def _short(module):
+    return module.__name__.rsplit(".", 1)[-1]
+
+
 def module_of(x):
-    """numpy or cupy for one raw value."""
-    cupy = _cupy()
-    if cupy is not None and isinstance(x, cupy.ndarray):
-        return cupy
-    return numpy
+    """numpy or the device module for one raw value."""
+    modules = device_modules()
+    return (_device_module(x, modules) if modules else None) or numpy
 
 
 def is_array(x):
     """True for a raw backend array or NumPy scalar."""
     if isinstance(x, (numpy.ndarray, numpy.generic)):
         return True
-    cupy = _cupy()
-    return cupy is not None and isinstance(x, cupy.ndarray)
+    modules = device_modules()
+    return bool(modules) and _device_module(x, modules) is not None
+
+
+def is_host(xp):
+    """True when `xp` is NumPy: kernels that pick a different formulation on a GPU test this."""
+    return xp is numpy
+
+
+def companion(xp, name):
+    """The device counterpart of a cupyx module (`name` such as "cupyx.scipy.special") for the
+    array module `xp`: imported for cupy, asked of a registered module."""
+    if xp in _REGISTERED:
+        return xp.companion(name)
+    return importlib.import_module(name)

@@ -43,3 +43,10 @@ def xp(backend):
         return cupy
     import numpy
     return numpy
+
+
+# The device backends of tests/test_device_ops.py: CuPy where a GPU is, and device_sim (the strict
+# CPU stand-in for CuPy) everywhere, so the device code paths run in CI too.
+DEVICE_BACKENDS = [pytest.param("cupy", id="cupy",
+                                marks=pytest.mark.skipif(not HAS_CUPY_GPU, reason=CUPY_REASON)),
+                   pytest.param("sim", id="sim")]

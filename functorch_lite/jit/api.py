@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 import optree
 
-from ..backend import module_of
+from ..backend import array_module, is_array
 from ..batching_rules.fallback import PerformanceWarning
 from ..interpreter import current_level
 from ..tensor import Tensor
@@ -91,8 +91,8 @@ class _Split:
             elif t in _SCALARS:
                 sig.append(t)
                 dynamic.append(True)
-            elif isinstance(x, np.generic) or hasattr(x, "__cuda_array_interface__"):
-                sig.append((x.shape, x.dtype, module_of(x).__name__))
+            elif is_array(x):
+                sig.append((x.shape, x.dtype, type(x)))
                 dynamic.append(True)
             else:
                 _check_hashable(x, f"argument leaf {x!r}")
@@ -198,10 +198,10 @@ class Jitted:
         traced, first = trace(self.f, leaves, split.dynamic, split.rebuild,
                               split.input_names())
         arrays = [x for x, d in zip(leaves, split.dynamic) if d]
-        compiled = _Compiled(traced, optimize(traced), module_of(arrays[0]) if arrays else np)
+        compiled = _Compiled(traced, optimize(traced), array_module(arrays, "ft.jit"))
         compiled.fast_key = None
         if not kwargs and not self.static_argnums and all(
-                type(a) is np.ndarray or hasattr(a, "__cuda_array_interface__") for a in args):
+                type(a) is np.ndarray or is_array(a) for a in args):
             compiled.fast_key = tuple([(a.__class__, a.shape, a.dtype) for a in args])
         with self._lock:
             self.traces += 1

@@ -1,0 +1,221 @@
+"""Every op of the sample database on a device backend, under every transform.
+
+Runs on CuPy when a GPU is present and always on device_sim, the strict CPU stand-in for CuPy
+(functorch_lite/testing/device_sim.py), so CI exercises the device code paths: constants built
+with the array module of the inputs, no host round trips, only functions CuPy has.
+
+For each sample the inputs are moved to the device and the transform's result must (a) be
+made of device arrays and (b) equal the same transform run on NumPy, which the NumPy suites
+check against references, loops and finite differences. The transforms: the kernel itself,
+vmap (batch dim first and last), vjp, jvp, vmap(grad), grad(grad) and ft.jit of the kernel
+and of vmap(grad).
+"""
+import warnings
+
+import numpy as np
+import optree
+import pytest
+
+import functorch_lite as ft
+from functorch_lite.testing import float_leaf_function
+from functorch_lite.testing.checks import assert_close
+from functorch_lite.testing.samples import OP_DB
+
+from conftest import DEVICE_BACKENDS
+
+B = 2
+
+
+def _cases(predicate=lambda info: True, limit=None, float64=False):
+    """Samples of the entries passing `predicate`: all of them, or the first `limit` of each
+    (float64 ones only when asked); the NumPy suites cover every sample under every transform,
+    these check the device paths the op takes."""
+    for info in OP_DB:
+        if predicate(info):
+            samples = [s for s in info.samples(np.random.default_rng(0))
+                       if not float64 or _all_float64(s)]
+            for sample in samples[:limit]:
+                yield pytest.param(info, sample.name, id=f"{info.name}-{sample.name}")
+
+
+def _all_float64(sample):
+    floats = [x for x in sample.leaves() if x.dtype.kind in "fc"]
+    return bool(floats) and all(x.dtype == np.float64 for x in floats)
+
+
+KERNEL_CASES = list(_cases())
+TRANSFORM_CASES = list(_cases(lambda info: not info.creation, limit=3))
+DIFF_CASES = list(_cases(lambda info: info.differentiable and not info.creation, limit=2,
+                         float64=True))
+
+
+@pytest.fixture(params=DEVICE_BACKENDS)
+def dxp(request):
+    """The device array module: cupy (with a GPU) or device_sim."""
+    if request.param == "cupy":
+        import cupy
+        return cupy
+    from functorch_lite.testing import device_sim
+    device_sim.register()
+    return device_sim
+
+
+def _sample(info, name, seed=0):
+    return next(s for s in info.samples(np.random.default_rng(seed)) if s.name == name)
+
+
+def _skip(info, test, name):
+    for key in (test, "test_device"):
+        reason = info.skip_reason(key, name)
+        if reason:
+            pytest.skip(reason)
+
+
+def _to(xp, tree):
+    return optree.tree_map(lambda x: xp.asarray(x) if isinstance(x, np.ndarray) else x, tree)
+
+
+def _host(tree):
+    return optree.tree_map(lambda x: x.get() if hasattr(x, "get") and hasattr(x, "shape")
+                           else x, tree)
+
+
+def _assert_on_device(xp, tree, what):
+    for leaf in optree.tree_leaves(tree):
+        assert not isinstance(leaf, (np.ndarray, ft.Tensor)), \
+            f"{what}: a {type(leaf).__name__} came back where a {xp.__name__} array belongs"
+
+
+def _assert_same(info, got, want, what):
+    assert_close(_host(got), want, rtol=lambda dt: info.tolerance(dt)[0],
+                 atol=lambda dt: info.tolerance(dt)[1], check_values=info.check_values,
+                 path=what)
+
+
+def _quiet(fn, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.PerformanceWarning)
+        return fn(*args)
+
+
+def _compare(info, dxp, run, args, what):
+    """run(*args) on NumPy and on the device: same structure, dtypes and values."""
+    want = _quiet(run, *args)
+    got = _quiet(run, *_to(dxp, list(args)))
+    _assert_on_device(dxp, got, what)
+    _assert_same(info, got, want, what)
+
+
+@pytest.mark.parametrize("info, name", KERNEL_CASES)
+def test_device_kernel(info, name, dxp):
+    _skip(info, "test_kernel", name)
+    sample = _sample(info, name)
+    if info.creation and not sample.leaves():
+        pytest.skip("a creation function without array inputs makes NumPy arrays")
+    _compare(info, dxp, lambda *leaves: sample.call(info.fn, list(leaves)), sample.leaves(),
+             f"{info.name}[{name}] kernel")
+
+
+@pytest.mark.parametrize("where", [0, -1], ids=["front", "last"])
+@pytest.mark.parametrize("info, name", TRANSFORM_CASES)
+def test_device_vmap(info, name, where, dxp):
+    _skip(info, "test_vmap", name)
+    examples = [_sample(info, name, seed) for seed in range(B)]
+    leaves = [np.stack(xs, axis=where if where == 0 else np.ndim(xs[0]))
+              for xs in zip(*(s.leaves() for s in examples))]
+    dims = tuple(0 if where == 0 else np.ndim(x) - 1 for x in leaves)
+    fn = ft.vmap(lambda *xs: examples[0].call(info.fn, list(xs)), in_dims=dims)
+    _compare(info, dxp, fn, leaves, f"vmap {info.name}[{name}]")
+
+
+def _float_cases(info, name):
+    sample = _sample(info, name)
+    f, xs = float_leaf_function(info.fn, sample)
+    if not xs or any(x.dtype != np.float64 for x in xs):
+        pytest.skip("derivatives are checked on the float64 samples")
+    return sample, f, xs
+
+
+def _scalarized(f, xs, xp):
+    """x -> sum of f(x) * u over the float outputs, u fixed and on the array module xp."""
+    rng = np.random.default_rng(7)
+    us = [xp.asarray(rng.standard_normal(np.shape(o))) if np.asarray(o).dtype.kind == "f"
+          else None for o in optree.tree_leaves(_quiet(f, *xs))]
+
+    def phi(*args):
+        total = 0.0
+        for u, o in zip(us, optree.tree_leaves(f(*args))):
+            if u is not None:
+                total = total + ft.numpy.sum(o * u)
+        return total
+    return phi
+
+
+def _derivative_compare(info, dxp, make, xs, what):
+    """make(xp) -> a function of xs; its NumPy and device runs agree."""
+    want = _quiet(make(np), *xs)
+    got = _quiet(make(dxp), *_to(dxp, list(xs)))
+    _assert_on_device(dxp, got, what)
+    _assert_same(info, got, want, what)
+
+
+@pytest.mark.parametrize("info, name", DIFF_CASES)
+def test_device_vjp(info, name, dxp):
+    _skip(info, "test_vjp", name)
+    sample, f, xs = _float_cases(info, name)
+    nums = tuple(range(len(xs)))
+    _derivative_compare(info, dxp, lambda xp: ft.grad(_scalarized(f, xs, xp), argnums=nums),
+                        xs, f"grad {info.name}[{name}]")
+
+
+@pytest.mark.parametrize("info, name", DIFF_CASES)
+def test_device_jvp(info, name, dxp):
+    _skip(info, "test_jvp", name)
+    sample, f, xs = _float_cases(info, name)
+    rng = np.random.default_rng(3)
+    ts = [rng.standard_normal(x.shape) for x in xs]
+    _compare(info, dxp, lambda *a: ft.jvp(f, tuple(a[:len(xs)]), tuple(a[len(xs):])),
+             xs + ts, f"jvp {info.name}[{name}]")
+
+
+@pytest.mark.parametrize("info, name", DIFF_CASES)
+def test_device_vmap_grad(info, name, dxp):
+    _skip(info, "test_vmap_grad", name)
+    sample, f, xs = _float_cases(info, name)
+    stacked = [np.stack([x, x + 0.01 * np.random.default_rng(k).standard_normal(x.shape)])
+               for k, x in enumerate(xs)]
+    nums = tuple(range(len(xs)))
+    _derivative_compare(
+        info, dxp, lambda xp: ft.vmap(ft.grad(_scalarized(f, xs, xp), argnums=nums)),
+        stacked, f"vmap(grad) {info.name}[{name}]")
+
+
+@pytest.mark.parametrize("info, name", DIFF_CASES)
+def test_device_grad_grad(info, name, dxp):
+    _skip(info, "test_grad_grad", name)
+    sample, f, xs = _float_cases(info, name)
+    nums = tuple(range(len(xs)))
+
+    def make(xp):
+        g = ft.grad(_scalarized(f, xs, xp), argnums=nums)
+        return ft.grad(lambda *a: sum(ft.numpy.sum(t * t) for t in g(*a)), argnums=nums)
+    _derivative_compare(info, dxp, make, xs, f"grad(grad) {info.name}[{name}]")
+
+
+@pytest.mark.parametrize("info, name", TRANSFORM_CASES)
+def test_device_jit(info, name, dxp):
+    _skip(info, "test_jit", name)
+    sample = _sample(info, name)
+    _compare(info, dxp, ft.jit(lambda *leaves: sample.call(info.fn, list(leaves))),
+             sample.leaves(), f"jit {info.name}[{name}]")
+
+
+@pytest.mark.parametrize("info, name", DIFF_CASES)
+def test_device_jit_vmap_grad(info, name, dxp):
+    _skip(info, "test_jit", name)
+    sample, f, xs = _float_cases(info, name)
+    stacked = [np.stack([x, 1.01 * x]) for x in xs]
+    nums = tuple(range(len(xs)))
+    _derivative_compare(
+        info, dxp, lambda xp: ft.jit(ft.vmap(ft.grad(_scalarized(f, xs, xp), argnums=nums))),
+        stacked, f"jit(vmap(grad)) {info.name}[{name}]")
