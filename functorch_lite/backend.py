@@ -18,8 +18,24 @@ class DeviceMismatchError(TypeError):
     """An op received NumPy (CPU) and CuPy (GPU) arrays together.
 
     Move every operand to one device first (cupy.asarray, or .get() back to NumPy). A
-    subclass of TypeError; the message names the op. It needs CuPy to occur, so there is no
-    runnable example here: `fnp.add(numpy_array, cupy_array)` raises it.
+    subclass of TypeError; the message names the op. NumPy and Python scalars are not arrays
+    here: they mix with CuPy arrays freely, as in CuPy itself. The example uses device_sim,
+    the CPU stand-in for CuPy (functorch_lite.testing.device_sim); with CuPy,
+    `fnp.add(np.ones(2), cupy.ones(2))` raises the same.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft, functorch_lite.numpy as fnp
+        >>> from functorch_lite.testing import device_sim
+        >>> device_sim.register()
+        >>> x = device_sim.asarray([1.0, 2.0])
+        >>> try:
+        ...     fnp.add(np.ones(2), x)
+        ... except ft.DeviceMismatchError as e:
+        ...     print(e)
+        add got a numpy array (CPU) and a device_sim array (GPU) together; move them to one
+        device first (device_sim.asarray(x) or x.get())
+        >>> fnp.add(np.float32(1.0), x)
+        device_sim.array([2., 3.])
     """
 
 

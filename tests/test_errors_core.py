@@ -85,6 +85,28 @@ def test_mixing_under_a_transform_is_refused_too(fake_cupy):
         passthrough(lambda t: fnp.multiply(t, fake_cupy.ndarray()))(np.ones(3))
 
 
+@pytest.fixture
+def sim():
+    """device_sim, the strict CPU stand-in for CuPy, registered as a device backend."""
+    from functorch_lite.testing import device_sim
+    device_sim.register()
+    return device_sim
+
+
+def test_mixing_numpy_and_device_sim_arrays_is_refused(sim):
+    with pytest.raises(ft.DeviceMismatchError, match=r"numpy.*device_sim") as info:
+        fnp.add(np.ones(3), sim.ones(3))
+    assert "add" in str(info.value)
+    with pytest.raises(ft.DeviceMismatchError, match="matmul"):
+        fnp.matmul(sim.ones(3), np.ones(3))
+    assert issubclass(ft.DeviceMismatchError, TypeError)
+
+
+def test_mixing_under_a_transform_is_refused_too_on_device_sim(sim):
+    with pytest.raises(ft.DeviceMismatchError):
+        passthrough(lambda t: fnp.multiply(t, sim.ones(3)))(np.ones(3))
+
+
 def test_escaped_wrapper_error_names_the_transform():
     with PassThroughInterpreter() as interp:
         w = interp.wrap(np.ones(2))
