@@ -10,8 +10,9 @@ importable and seeing a GPU, "-" otherwise), and the write floor of the per-exam
 B x parameters x 4 bytes over the device bandwidth, measured by a 1 GiB device copy in the same
 run. Each figure is the median of interleaved rounds; every timed call ends with its framework's
 synchronisation (cupy Device().synchronize(), torch.cuda.synchronize(), JAX block_until_ready).
-JAX runs at matmul precision "highest" (its GPU default is TF32; CuPy and torch compute float32),
-and every contender's result is checked against the hand-written one before timing.
+JAX runs at matmul precision "highest" (its GPU default may use TF32; CuPy and torch compute
+float32 by default), and every contender's result is checked against the hand-written one
+before timing.
 
     python benchmarks/gpu.py [--repeats 20] [--rows mlp512 hess4000]
 
@@ -206,7 +207,7 @@ def _peers():
         import jax
         jax.config.update("jax_default_matmul_precision", "highest")
         jax = jax if jax.devices("gpu") else None
-    except (ImportError, RuntimeError):
+    except Exception:  # not installed, or no GPU backend
         jax = None
     return torch, jax
 
@@ -243,7 +244,7 @@ def _synced(result, sync):
 
 def _max_rel_error(cupy, got, want):
     """max |got - want| over max |want|, across the leaves, computed on the GPU."""
-    got, want = _leaves(got), _leaves(want)
+    got, want = ft.tree.leaves(got), ft.tree.leaves(want)
     if len(got) != len(want):
         return float("inf")
     err = scale = 0.0
@@ -261,10 +262,6 @@ def _as_cupy(cupy, x):
         return cupy.asarray(np.asarray(x.cpu() if hasattr(x, "cpu") else x))
 
 
-def _leaves(tree):
-    return ft.tree.leaves(tree)
-
-
 COLUMNS = [("hand", "hand CuPy"), ("eager", "ft eager (CuPy)"), ("jit", "ft.jit (CuPy)"),
            ("torch", "torch.func (CUDA)"), ("jax", "JAX jit (GPU)")]
 
@@ -280,12 +277,13 @@ def main():
         return
     import cupy
     torch, jax = _peers()
-    props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+    name = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["name"]
     bandwidth = copy_bandwidth(cupy, args.repeats)
     cupy.get_default_memory_pool().free_all_blocks()
     versions = [f"CuPy {cupy.__version__}"] + [f"{m.__name__} {m.__version__}"
                                                for m in (torch, jax) if m is not None]
-    print(f"{props['name'].decode()}, {', '.join(versions)}; device copy "
+    name = name.decode() if isinstance(name, bytes) else name
+    print(f"{name}, {', '.join(versions)}; device copy "
           f"{bandwidth / 1e9:.0f} GB/s; float32, medians of {args.repeats} rounds, ms")
     print("| workload | " + " | ".join(title for _, title in COLUMNS) + " | write floor |")
     print("|---" * (len(COLUMNS) + 2) + "|")
