@@ -15,9 +15,15 @@ from functorch_lite.testing import device_sim
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-import gpu  # noqa: E402
+try:
+    import gpu
+finally:
+    sys.path.pop(0)
 
-device_sim.register()
+
+@pytest.fixture(autouse=True)
+def registered():
+    device_sim.register()
 
 
 def test_without_a_gpu_it_says_so_and_exits_0():
