@@ -4,6 +4,8 @@ import os
 import pytest
 from hypothesis import settings
 
+from functorch_lite import backend as _backend_module
+
 # CI replays a fixed set of hypothesis examples (reproducible verdicts); local runs explore new
 # ones each time.
 settings.register_profile("ci", derandomize=True, print_blob=True)
@@ -11,6 +13,16 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 CUPY_REASON = "cupy and a CUDA GPU are required"
+
+
+@pytest.fixture(autouse=True)
+def device_backends_as_found():
+    """Tests and the doc examples they run register device_sim (functorch_lite.testing); each
+    test leaves the registry as it found it, since a registered device backend sends every
+    level-0 op through the device check instead of the plain NumPy path later tests may watch."""
+    saved = list(_backend_module._REGISTERED)
+    yield
+    _backend_module._REGISTERED[:] = saved
 
 
 def _cupy_with_gpu():
