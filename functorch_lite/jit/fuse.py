@@ -21,7 +21,7 @@ on NumPy the equations still run one ufunc at a time (with the buffer plan's `ou
 import numpy as np
 
 from ..ops.elementwise import where as _where
-from .ir import Const, Var
+from .ir import Const, Var, _typ
 
 
 def elementwise_name(eqn):
@@ -71,7 +71,9 @@ class FusionGroup:
 
 
 def _atom(a):
-    return repr(a) if isinstance(a, Var) else "const"
+    if isinstance(a, Var):
+        return repr(a)
+    return f"const:{_typ(a)}" if hasattr(a.value, "shape") else repr(a.value)
 
 
 def fusion_groups(program):
