@@ -197,3 +197,55 @@ def test_numpy_code_is_unchanged_straight_line_numpy():
     assert len(compiled.groups) == 1 and "def g" not in compiled.fn.source
     assert "out=" in compiled.fn.source                # the buffer plan still applies
     np.testing.assert_allclose(f(x), np.exp(np.sin(x) * 2.0) + 1.0)
+
+
+def _random_program(seed):
+    """Elementwise ops, reductions, matmuls and reshapes over (4,3), (4,1) and (3,) values."""
+    r = np.random.default_rng(seed)
+    inputs = [Var(0, (4, 3), "f8"), Var(1, (4, 1), "f8"), Var(2, (3,), "f8")]
+    pool, eqns = list(inputs), []
+
+    def new(shape, dtype="f8"):
+        return Var(len(pool), shape, dtype)
+    for _ in range(14):
+        kind, a = r.integers(6), pool[r.integers(len(pool))]
+        if a.dtype == bool:
+            continue
+        if kind == 0:
+            op = OPS[("sin", "tanh", "negative", "cos")[r.integers(4)]]
+            eqns.append(Eqn(op, {}, [a], [new(a.shape)]))
+        elif kind in (1, 2):
+            b = pool[r.integers(len(pool))]
+            if b.dtype == bool:
+                b = Const(0.5)
+            op = OPS[("add", "multiply", "subtract")[r.integers(3)]]
+            eqns.append(Eqn(op, {}, [a, b], [new(np.broadcast_shapes(a.shape, b.shape))]))
+        elif kind == 3 and len(a.shape) == 2:
+            eqns.append(Eqn(OPS["sum"], {"axis": (1,), "keepdims": True, "dtype": None}, [a],
+                            [new((a.shape[0], 1))]))
+        elif kind == 4 and a.shape[-1] == 3:
+            eqns.append(Eqn(OPS["matmul"], {}, [a, Const(r.standard_normal((3, 3)))],
+                            [new(a.shape)]))
+        elif kind == 5:
+            m = new(a.shape, bool)
+            eqns.append(Eqn(OPS["greater"], {}, [a, Const(0.0)], [m]))
+            pool.append(m)
+            eqns.append(Eqn(OPS["where"], {}, [m, a, Const(1.0)], [new(a.shape)]))
+        else:
+            continue
+        pool.append(eqns[-1].outs[0])
+    outs = [pool[-1]] + [pool[i] for i in r.choice(len(pool), 2)]
+    return Program(inputs, eqns, outs)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_programs_fuse_into_valid_groups(seed):
+    device_sim.register()
+    p = _random_program(seed)
+    for g in fusion_groups(p):
+        assert all(elementwise_name(e) for e in g.eqns), p
+        assert all(v.shape == g.shape for v in g.outputs), p
+    args = [rng.standard_normal(v.shape) for v in p.inputs]
+    fn = generate(_on_device(p), device_sim)        # every value produced before it is read
+    for got, want in zip(fn(*map(device_sim.asarray, args)), p.evaluate(*args)):
+        np.testing.assert_allclose(got.get(), want, rtol=1e-13)

@@ -109,13 +109,14 @@ def fusion_groups(program):
                 if j is not None and fusable[j] and level[j] == level[i]:
                     label[find(j)] = find(i)
     group = [find(i) for i in range(len(eqns))]
+    group_level = {g: level[g] for g in group}
     for i in reversed(range(len(eqns))):           # move producers into their readers' group
         readers = {group[j] for v in eqns[i].outs for j in users.get(v.id, ())}
         if (fusable[i] and len(readers) == 1 and not any(v.id in returned for v in eqns[i].outs)
                 and all(fusable[j] for v in eqns[i].outs for j in users.get(v.id, ()))):
             (g,) = readers
-            if level[g] > level[i]:
-                group[i], level[i] = g, level[g]
+            if group_level[g] > level[i]:
+                group[i] = g
     members = {}
     for i in range(len(eqns)):
         if fusable[i]:
