@@ -164,21 +164,18 @@ def schedule(program, groups):
         eqns = n.eqns if isinstance(n, FusionGroup) else [program.eqns[n]]
         return [node.get(producer[a.id], producer[a.id]) for e in eqns for a in e.ins
                 if isinstance(a, Var) and a.id in producer]
-    done, order = set(), []
+    done, order = set(), []       # nodes: FusionGroups and indices of ungrouped equations
     for i in range(len(program.eqns)):
         stack = [node.get(i, i)]
         while stack:
             n = stack[-1]
-            key = id(n) if isinstance(n, FusionGroup) else n
-            if key in done:
+            pending = [m for m in needs(n) if m is not n and m not in done]
+            if n in done:
                 stack.pop()
-                continue
-            pending = [m for m in needs(n) if m is not n and
-                       (id(m) if isinstance(m, FusionGroup) else m) not in done]
-            if pending:
+            elif pending:
                 stack.extend(pending)
             else:
-                done.add(key)
+                done.add(n)
                 order.append(n)
                 stack.pop()
     return order
