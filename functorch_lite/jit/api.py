@@ -25,6 +25,7 @@ from .codegen import generate
 from .cse import eliminate_common_subexpressions
 from .dce import eliminate_dead_code
 from .fold import fold_constants
+from .fuse import fusion_groups
 from .simplify import simplify
 from .trace import trace
 
@@ -147,6 +148,11 @@ class _Compiled:
             fn, tree = self.fn, self.out_tree
             self.run = lambda *values: optree.tree_unflatten(tree, fn(*values))
 
+    @property
+    def groups(self):
+        """The fusion groups of the optimized program (fuse.py): one kernel each on a device."""
+        return fusion_groups(self.optimized)
+
 
 class Jitted:
     """The function returned by ft.jit (see `jit`)."""
@@ -221,7 +227,8 @@ class Jitted:
 
     def lower(self, *args, **kwargs):
         """The compiled entry for these arguments (tracing if needed): `.traced`,
-        `.optimized` (Programs) and `.fn.source` (the generated code)."""
+        `.optimized` (Programs), `.groups` (its fusion groups) and `.fn.source` (the generated
+        code)."""
         split = _Split(self, args, kwargs)
         return self._cache.get(split.key) or self._compile(split, args, kwargs)[0]
 
@@ -281,14 +288,18 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
 
 
 class Graph:
-    """What make_graph returns: the traced program and the program after the passes."""
+    """What make_graph returns: the traced program, the program after the passes and its
+    fusion groups (`groups`: chains of elementwise equations, one kernel each on a device)."""
 
     def __init__(self, traced, optimized, source):
         self.traced, self.optimized, self.source = traced, optimized, source
+        self.groups = fusion_groups(optimized)
 
     def __str__(self):
+        groups = "".join(f"\n  g{k} {g}" for k, g in enumerate(self.groups))
         return (f"traced ({len(self.traced)} equations):\n{self.traced}\n\n"
-                f"after passes ({len(self.optimized)} equations):\n{self.optimized}")
+                f"after passes ({len(self.optimized)} equations):\n{self.optimized}\n\n"
+                f"fusion groups ({len(self.groups)}):{groups or ' none'}")
 
     __repr__ = __str__
 
@@ -297,7 +308,8 @@ def make_graph(f, *, static_argnums=(), static_argnames=()):
     """The program ft.jit would compile for f, to read (as jax.make_jaxpr).
 
     `print(ft.make_graph(f)(x))` shows the traced program and the program after the passes,
-    one primitive per line; `.traced` and `.optimized` hold them and `.source` the generated
+    one primitive per line, and its fusion groups; `.traced` and `.optimized` hold the programs,
+    `.groups` the groups (each with `.ops`, `.inputs`, `.outputs`) and `.source` the generated
     code.
 
     Args:
@@ -318,6 +330,8 @@ def make_graph(f, *, static_argnums=(), static_argnames=()):
         >>> g = ft.make_graph(lambda x: np.sin(x) * 2.0)(np.ones(3))
         >>> len(g.traced) >= 2 and "sin" in str(g)
         True
+        >>> g.groups[0].ops
+        ('sin', 'multiply')
     """
     jitted = Jitted(f, static_argnums, static_argnames, max_retraces=1 << 30, cache_size=1)
 
