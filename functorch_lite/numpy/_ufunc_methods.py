@@ -14,7 +14,7 @@ import numpy as np
 from ..ops import elementwise as ew
 from . import _reductions as red
 from ._shape import expand_dims, moveaxis
-from ._util import as_operand, dtype_of, ndim, normalize_axis, reject, shape
+from ._util import as_operand, dtype_of, ndim, normalize_axis, reject, shape, xp_of
 
 
 def _logsumexp(a, axis=0, keepdims=False):
@@ -46,7 +46,7 @@ def _prefix_table(a, axis, fill):
     a = moveaxis(a, axis, -1)
     n = shape(a)[-1]
     rows = expand_dims(a, -2)                                   # (..., 1, n)
-    lower = np.tri(n, dtype=bool)
+    lower = xp_of(a).tri(n, dtype=bool)
     if fill is None:
         fill = a[..., :1]
         fill = expand_dims(fill, -2)
