@@ -282,13 +282,15 @@ def test_draws_are_constants_to_derivatives():
 
 def test_a_batch_of_keys_is_one_kernel_call():
     calls = []
-    kernel = threefry2x32.numpy_impl
-    threefry2x32.numpy_impl = lambda *a, **k: calls.append(a[0].shape) or kernel(*a, **k)
+    kernel, numpy_impl = threefry2x32.kernel, threefry2x32.numpy_impl
+    # both paths counted: NumPy calls take the kernel once a device module is loaded or registered
+    threefry2x32.kernel = lambda xp, *a, **k: calls.append(a[0].shape) or kernel(xp, *a, **k)
+    threefry2x32.numpy_impl = lambda *a, **k: threefry2x32.kernel(np, *a, **k)
     try:
         ft.vmap(lambda k: fr.normal(k, (3, 4)))(fr.split(fr.key(20), 50))
         ft.vmap(ft.vmap(lambda k: fr.uniform(k, (2,))))(fr.split(fr.key(21), 12).reshape(3, 4, 2))
     finally:
-        threefry2x32.numpy_impl = kernel
+        threefry2x32.kernel, threefry2x32.numpy_impl = kernel, numpy_impl
     # split(key, 50) and split(key, 12) are one call each; each vmapped draw is one more
     assert len(calls) == 4 and calls[1][0] == 50 and calls[3][:2] == (3, 4), calls
 
