@@ -10,6 +10,8 @@ import functorch_lite as ft
 from functorch_lite import random as fr
 from functorch_lite.ops.random import threefry2x32
 
+from conftest import DEVICE_BACKENDS
+
 P_MIN = 1e-3  # fixed seeds: each verdict is deterministic; a correct sampler passes with margin
 
 # Known-answer vectors of threefry2x32_20 published with Random123 (kat_vectors): key, counter,
@@ -34,17 +36,39 @@ def test_threefry_broadcasts_keys_against_counters():
         assert tuple(int(v) for v in out[i, i]) == expected
 
 
-def test_threefry_same_bits_on_cupy(xp):
-    keys = xp.asarray(np.random.default_rng(0).integers(0, 2 ** 32, (4, 1, 2)), dtype=xp.uint32)
-    ctrs = xp.asarray(np.arange(10, dtype=np.uint32).reshape(5, 2))
-    got = threefry2x32(keys, ctrs)
-    want = threefry2x32(np.asarray(keys.get() if xp.__name__ == "cupy" else keys), ctrs.get()
-                        if xp.__name__ == "cupy" else ctrs)
-    assert type(got).__module__.split(".")[0] == xp.__name__
-    np.testing.assert_array_equal(got.get() if xp.__name__ == "cupy" else got, want)
-    draws = fr.normal(fr.key(3, like=keys), (50,))
-    np.testing.assert_array_equal(draws.get() if xp.__name__ == "cupy" else draws,
-                                  fr.normal(fr.key(3), (50,)))
+def _device_module(name):
+    if name == "cupy":
+        import cupy
+        return cupy
+    from functorch_lite.testing import device_sim
+    device_sim.register()
+    return device_sim
+
+
+_DRAWS = {"normal": lambda k: fr.normal(k, (50,)),
+          "uniform_f32": lambda k: fr.uniform(k, (9,), np.float32),
+          "bits_u64": lambda k: fr.bits(k, (3, 2), np.uint64),
+          "bits_u8": lambda k: fr.bits(k, (5,), np.uint8),
+          "split": lambda k: fr.split(k, 3),
+          "fold_in": lambda k: fr.fold_in(k, 7),
+          "bernoulli": lambda k: fr.bernoulli(k, 0.3, (20,)),
+          "randint": lambda k: fr.randint(k, (6,), -3, 9),
+          "permutation": lambda k: fr.permutation(k, 8)}
+
+
+@pytest.mark.parametrize("device", DEVICE_BACKENDS)
+def test_threefry_same_bits_on_device(device):
+    """A key gives the same bits on a device backend (CuPy, or its CPU stand-in) as on NumPy."""
+    dxp = _device_module(device)
+    keys = np.random.default_rng(0).integers(0, 2 ** 32, (4, 1, 2)).astype(np.uint32)
+    ctrs = np.arange(10, dtype=np.uint32).reshape(5, 2)
+    got = threefry2x32(dxp.asarray(keys), dxp.asarray(ctrs))
+    assert isinstance(got, dxp.ndarray)
+    np.testing.assert_array_equal(got.get(), threefry2x32(keys, ctrs))
+    for name, draw in _DRAWS.items():
+        on_device = draw(fr.key(3, like=got))
+        assert isinstance(on_device, dxp.ndarray), name
+        np.testing.assert_array_equal(on_device.get(), draw(fr.key(3)), err_msg=name)
 
 
 def test_keys_are_uint32_pairs_and_reproducible():
@@ -258,13 +282,15 @@ def test_draws_are_constants_to_derivatives():
 
 def test_a_batch_of_keys_is_one_kernel_call():
     calls = []
-    kernel = threefry2x32.numpy_impl
-    threefry2x32.numpy_impl = lambda *a, **k: calls.append(a[0].shape) or kernel(*a, **k)
+    kernel, numpy_impl = threefry2x32.kernel, threefry2x32.numpy_impl
+    # both paths counted: NumPy calls take the kernel once a device module is loaded or registered
+    threefry2x32.kernel = lambda xp, *a, **k: calls.append(a[0].shape) or kernel(xp, *a, **k)
+    threefry2x32.numpy_impl = lambda *a, **k: threefry2x32.kernel(np, *a, **k)
     try:
         ft.vmap(lambda k: fr.normal(k, (3, 4)))(fr.split(fr.key(20), 50))
         ft.vmap(ft.vmap(lambda k: fr.uniform(k, (2,))))(fr.split(fr.key(21), 12).reshape(3, 4, 2))
     finally:
-        threefry2x32.numpy_impl = kernel
+        threefry2x32.kernel, threefry2x32.numpy_impl = kernel, numpy_impl
     # split(key, 50) and split(key, 12) are one call each; each vmapped draw is one more
     assert len(calls) == 4 and calls[1][0] == 50 and calls[3][:2] == (3, 4), calls
 

@@ -19,8 +19,7 @@ def searchsorted_batch_rule(args, bdims, side="left"):
     nv = ndim(v) - (dv is not None)
     b = fnp.shape(a)[0]
     table = fnp.reshape(a, (b,) + (1,) * nv + (fnp.shape(a)[1],))
-    if dv is None:
-        v = fnp.expand_dims(v, 0)
-    below = fnp.less(table, fnp.expand_dims(v, -1)) if side == "left" else \
-        fnp.less_equal(table, fnp.expand_dims(v, -1))
+    if ndim(v):  # an unbatched v broadcasts over the tables; a NumPy scalar stays a scalar,
+        v = fnp.expand_dims(v, -1)  # which device tables take (expand_dims would make a host array)
+    below = fnp.less(table, v) if side == "left" else fnp.less_equal(table, v)
     return fnp.sum(below, axis=-1), 0

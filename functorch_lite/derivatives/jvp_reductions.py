@@ -7,7 +7,7 @@ exact when some elements are zero.
 import numpy as np
 
 from .. import numpy as fnp
-from ..numpy._util import normalize_axes, shape
+from ..numpy._util import normalize_axes, shape, xp_of
 from ..ops import elementwise as ew, reductions as red
 from .jvp_helpers import def_linear, fit
 
@@ -103,11 +103,12 @@ def cumprod_jvp(primals, tangents, axis=None, dtype=None):
     if n > 64:  # the exact form costs n**3; beyond that use the ratio form (no zeros allowed)
         return out, fit(ew.multiply(out, red.cumsum(ew.divide(t, x), axis=axis)), out)
     # factor[..., i, j, k] = x_k if k <= i and k != j else 1; prod over k gives the partials
-    use = np.tri(n, dtype=bool)[:, None, :] & ~np.eye(n, dtype=bool)[None, :, :]
+    xp = xp_of(x)
+    below = xp.tri(n, dtype=bool)                                # j <= i
+    use = below[:, None, :] & ~xp.eye(n, dtype=bool)[None, :, :]
     xk = fnp.expand_dims(fnp.expand_dims(xl, -2), -2)          # (..., 1, 1, n)
     factor = ew.where(use, xk, fnp.ones_like(xk))
     partials = red.prod(factor, axis=-1)                         # (..., i, j)
-    below = np.tri(n, dtype=bool)                                # j <= i
     partials = ew.where(below, partials, fnp.zeros_like(partials))
     tangent = fnp.matmul(partials, fnp.expand_dims(tl, -1))[..., 0]
     return out, fit(fnp.moveaxis(tangent, -1, axis), out)

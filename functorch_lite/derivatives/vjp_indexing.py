@@ -12,7 +12,7 @@ from .vjp_helpers import shape_of
 
 def _getitem_vjp(ct, primals, out, needed=None, *, index):
     x, arrays = primals[0], primals[1:]
-    zeros = fnp.zeros(shape_of(x), dtype=x.dtype)
+    zeros = fnp.zeros(shape_of(x), dtype=x.dtype, like=x)
     return (scatter(zeros, ct, *arrays, index=index, mode="add"),) + (None,) * len(arrays)
 
 

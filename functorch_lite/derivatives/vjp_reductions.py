@@ -6,6 +6,7 @@ when some elements are zero (products of the other elements, not out / x); cumpr
 import numpy as np
 
 from .. import numpy as fnp
+from ..numpy._util import xp_of
 from ..ops import elementwise as ew, reductions as red, shape as sh
 from .partials import as_weight
 from .vjp_helpers import defvjp, expand_reduced, reduced_axes, shape_of
@@ -80,10 +81,11 @@ def _cumprod_vjp(g, out, x, axis=None, dtype=None):
     xs = fnp.moveaxis(flat, ax, -1)                       # (..., n)
     gs = fnp.moveaxis(sh.reshape(g, shape=shape_of(flat)), ax, -1)
     n = shape_of(xs)[-1]
-    eye = np.eye(n, dtype=bool)
+    xp = xp_of(x)
+    eye = xp.eye(n, dtype=bool)
     rows = ew.where(eye, 1.0, fnp.expand_dims(xs, -2))   # (..., i, k): x with x_i -> 1
     partial = red.cumprod(rows, axis=-1)                   # (..., i, j)
-    upper = np.triu(np.ones((n, n), dtype=bool))           # j >= i
+    upper = xp.tri(n, dtype=bool).T                        # j >= i
     partial = ew.where(upper, partial, 0.0)
     ct = red.sum(ew.multiply(partial, fnp.expand_dims(gs, -2)), axis=-1)
     ct = fnp.moveaxis(ct, -1, ax)

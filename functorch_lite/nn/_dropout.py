@@ -49,6 +49,7 @@ def dropout(key, x, rate, deterministic=False):
         return fnp.zeros_like(x)
     # float32 data draws float32 uniforms: half the random words of float64.
     keep_prob = np.float32(1.0 - rate) if dtype_of(x) == np.float32 else 1.0 - rate
+    key = fnp.asarray(key, like=x)      # a host key draws on x's device (two words move)
     keep = random.bernoulli(key, keep_prob, fnp.shape(x))
     return fnp.where(keep, x / (1.0 - rate), 0.0)
 

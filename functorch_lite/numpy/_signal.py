@@ -1,11 +1,9 @@
 """convolve and correlate of 1-d sequences (modes 'full', 'same', 'valid', as NumPy), as one
 gather of sliding windows and one matrix-vector product, so every transform covers them."""
-import numpy as np
-
 from ..ops import elementwise as ew, linalg as la
 from ._shape import flip, pad
 from ._indexing import take
-from ._util import as_operand, ndim, shape
+from ._util import as_operand, ndim, shape, xp_of
 
 _MODES = ("full", "same", "valid")
 
@@ -14,7 +12,8 @@ def _correlate_long_short(a, w, mode):
     """sum_j a[k + j - (m - 1)] w[j] for len(a) = n >= m = len(w), sliced by mode."""
     n, m = shape(a)[0], shape(w)[0]
     padded = pad(a, (m - 1, m - 1))
-    windows = take(padded, np.arange(n + m - 1)[:, None] + np.arange(m)[None, :])
+    xp = xp_of(a)
+    windows = take(padded, xp.arange(n + m - 1)[:, None] + xp.arange(m)[None, :])
     full = la.matmul(windows, w)
     if mode == "full":
         return full

@@ -3,18 +3,20 @@ minimum, logaddexp), as composites: `fnp.add.reduce(x, axis=0)`, and `np.add.red
 through NumPy's ufunc protocol.
 
 reduce is the matching reduction (sum, prod, max, min, logsumexp). accumulate of add and
-multiply is cumsum and cumprod; of maximum, minimum and logaddexp it reduces each prefix at
-once over an (n, n) lower-triangular arrangement of the axis (O(n^2) work and memory along
-that axis, fine for the few thousand entries such scans usually have), which keeps every
-derivative exact: the masked entries take the axis' first element (maximum, minimum), always
-part of the prefix, or -inf (logaddexp), so they never win and receive no derivative.
+multiply is cumsum and cumprod. maximum, minimum and logaddexp have no .accumulate on CuPy, so
+their scans are made of the library's own ops, the same on both backends and under every
+transform. Up to _TABLE_MAX entries along the axis each prefix is reduced at once over an
+(n, n) lower-triangular arrangement of the axis: few ops, so the cheapest under transforms;
+the masked entries take the axis' first element (maximum, minimum), always part of the prefix,
+or -inf (logaddexp), so they never win and receive no derivative. Longer axes take a scan by
+doubling (log2(n) shifted elementwise ops, O(n log n) work and memory instead of O(n^2)).
 """
 import numpy as np
 
 from ..ops import elementwise as ew
 from . import _reductions as red
-from ._shape import expand_dims, moveaxis
-from ._util import as_operand, dtype_of, ndim, normalize_axis, reject, shape
+from ._shape import concatenate, expand_dims, moveaxis
+from ._util import as_operand, dtype_of, ndim, normalize_axis, reject, shape, xp_of
 
 
 def _logsumexp(a, axis=0, keepdims=False):
@@ -40,13 +42,28 @@ def ufunc_reduce(name, a, axis=0, dtype=None, out=None, keepdims=False, initial=
     return _REDUCTIONS[name](a, axis=axis, keepdims=keepdims, **kwargs)
 
 
+_TABLE_MAX = 64   # the crossover of the two forms' cost under grad and vmap(grad) (NumPy)
+
+
+def _doubling_scan(op, a):
+    """The inclusive scan of the associative `op` along a's last axis: the step of shift k
+    combines entry i, holding a[..., i - k + 1:i + 1], with entry i - k, holding the run just
+    before it (entries below k hold whole prefixes already and stay), so log2(n) steps cover
+    every prefix."""
+    n, k = shape(a)[-1], 1
+    while k < n:
+        a = concatenate([a[..., :k], op(a[..., k:], a[..., :n - k])], axis=-1)
+        k *= 2
+    return a
+
+
 def _prefix_table(a, axis, fill):
     """(..., n, n) with row i holding a[..., :i+1] along the moved-last axis and `fill`
     elsewhere (fill None: the axis' first element)."""
     a = moveaxis(a, axis, -1)
     n = shape(a)[-1]
     rows = expand_dims(a, -2)                                   # (..., 1, n)
-    lower = np.tri(n, dtype=bool)
+    lower = xp_of(a).tri(n, dtype=bool)
     if fill is None:
         fill = a[..., :1]
         fill = expand_dims(fill, -2)
@@ -69,6 +86,9 @@ def ufunc_accumulate(name, a, axis=0, dtype=None, out=None):
     if name == "logaddexp":
         float_dtype = np.result_type(dtype_of(a), np.float16)   # ints become floats (NumPy)
         a = a if dtype_of(a) == float_dtype else ew.astype(a, dtype=float_dtype)
+    if shape(a)[axis] > _TABLE_MAX:
+        scanned = _doubling_scan(getattr(ew, name), moveaxis(a, axis, -1))
+    elif name == "logaddexp":
         scanned = _logsumexp(_prefix_table(a, axis, -np.inf), axis=-1)
     else:
         scanned = _REDUCTIONS[name](_prefix_table(a, axis, None), axis=-1)

@@ -5,6 +5,7 @@ boolean-mask indices are operands that transforms can see (a batched index under
 `index` is a tuple of ints, slices, None, Ellipsis and ARRAY slots; the arrays fill the slots
 in order.
 """
+from .. import backend
 from ..dispatch import defop
 
 
@@ -49,7 +50,7 @@ def _scatter_kernel(xp, x, values, *arrays, index, mode):
     elif xp.__name__ == "numpy":
         getattr(xp, _SCATTER_UFUNC[mode]).at(out, idx, values)
     else:  # cupy: ufunc.at is missing for some ufuncs; cupyx has the scatter kernels
-        import cupyx
+        cupyx = backend.companion(xp, "cupyx")
         scatter = {"add": cupyx.scatter_add, "min": cupyx.scatter_min,
                    "max": cupyx.scatter_max}.get(mode)
         if scatter is None:

@@ -203,7 +203,8 @@ def _ufunc_accumulate(domain):
         return [S(_a(rng, 4, domain=domain)), S(_a(rng, 3, 4, domain=domain), axis=1),
                 S(_a(rng, 2, 3, 4, domain=domain), axis=-2), S(_a(rng, 0, 3, domain=domain)),
                 S(_a(rng, 3, 4, dtype=F32, domain=domain), axis=0),
-                S(_a(rng, 3, dtype=I64, domain=domain))]
+                S(_a(rng, 3, dtype=I64, domain=domain)),
+                S(_a(rng, 70, domain=domain))]       # past _TABLE_MAX: the doubling scan
     return samples
 
 
