@@ -79,7 +79,9 @@ class Op:
             if isinstance(a, Tensor):
                 return dispatch(self, args, params)
         if "cupy" in _MODULES or backend._REGISTERED:
-            return self.kernel(array_module(args, self.name), *args, **params)
+            xp = array_module(args, self.name)
+            if xp is not numpy:
+                return self.kernel(xp, *args, **params)
         return self.numpy_impl(*args, **params)
 
     def impl(self, *args, **params):
