@@ -5,6 +5,7 @@ import pytest
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
+from functorch_lite import backend
 from functorch_lite.ops import linalg as la
 from functorch_lite.testing import device_sim
 from functorch_lite.testing.checks import assert_close
@@ -25,19 +26,27 @@ OUTER = [
 
 @pytest.fixture
 def sim(monkeypatch):
-    """device_sim with einsum refused, so a passing outer product took the matmul path."""
+    """device_sim, registered for this test only: a registered device module sends NumPy calls
+    through the generic kernels too, which tests spying on NumPy's fast path must not see."""
+    monkeypatch.setattr(backend, "_REGISTERED", [])
     device_sim.register()
+    return device_sim
 
+
+@pytest.fixture
+def sim_without_einsum(sim, monkeypatch):
+    """device_sim with einsum refused, so a passing outer product took the matmul path."""
     def refused(*args, **kwargs):
         raise AssertionError("einsum ran on the device for an outer product")
-    monkeypatch.setattr(device_sim, "einsum", refused, raising=False)
-    return device_sim
+    monkeypatch.setattr(sim, "einsum", refused, raising=False)
+    return sim
 
 
 @pytest.mark.parametrize("dtypes", [("f8", "f8"), ("f4", "f4"), ("f4", "f8"), ("c16", "f8")],
                          ids=lambda d: "_".join(d))
 @pytest.mark.parametrize("subscripts, sa, sb", OUTER, ids=[s for s, *_ in OUTER])
-def test_outer_product_on_device_is_matmul(sim, subscripts, sa, sb, dtypes):
+def test_outer_product_on_device_is_matmul(sim_without_einsum, subscripts, sa, sb, dtypes):
+    sim = sim_without_einsum
     rng = np.random.default_rng(0)
     a = rng.standard_normal(sa).astype(dtypes[0])
     b = rng.standard_normal(sb).astype(dtypes[1])
@@ -52,23 +61,21 @@ def test_outer_product_on_device_is_matmul(sim, subscripts, sa, sb, dtypes):
                                                 ("bi,bi->bi", (4, 3), (4, 3)),
                                                 ("ii,j->ij", (3, 3), (2,)),
                                                 ("i,j->i", (3,), (2,))])
-def test_other_einsums_stay_einsum_on_device(subscripts, sa, sb):
-    device_sim.register()
+def test_other_einsums_stay_einsum_on_device(sim, subscripts, sa, sb):
     rng = np.random.default_rng(1)
     a, b = rng.standard_normal(sa), rng.standard_normal(sb)
     assert la._outer_terms(subscripts) is None
-    got = fnp.einsum(subscripts, device_sim.asarray(a), device_sim.asarray(b))
+    got = fnp.einsum(subscripts, sim.asarray(a), sim.asarray(b))
     assert_close(got.get(), np.einsum(subscripts, a, b))
 
 
-def test_integer_outer_product_stays_einsum_on_device():
-    device_sim.register()
+def test_integer_outer_product_stays_einsum_on_device(sim):
     a, b = np.arange(6).reshape(2, 3), np.arange(4).reshape(2, 2)
-    got = fnp.einsum("bi,bj->bij", device_sim.asarray(a), device_sim.asarray(b))
+    got = fnp.einsum("bi,bj->bij", sim.asarray(a), sim.asarray(b))
     np.testing.assert_array_equal(got.get(), np.einsum("bi,bj->bij", a, b))
 
 
-def test_per_example_weight_gradients_on_device(sim):
+def test_per_example_weight_gradients_on_device(sim_without_einsum):
     """vmap(grad) of a linear layer: the matmul vjp's outer product runs as a matmul."""
     rng = np.random.default_rng(2)
     w, x = rng.standard_normal((3, 2)), rng.standard_normal((5, 3))
@@ -76,6 +83,7 @@ def test_per_example_weight_gradients_on_device(sim):
     def loss(w, x):
         return fnp.sum(fnp.tanh(x @ w))
     per_example = ft.vmap(ft.grad(loss), in_dims=(None, 0))
+    sim = sim_without_einsum
     got = per_example(sim.asarray(w), sim.asarray(x))
     assert type(got) is sim.ndarray
     assert_close(got.get(), per_example(w, x))
