@@ -6,8 +6,6 @@ used triangle is mirrored (`_hermitian_from`). svd supports full_matrices=False 
 inputs); qr supports m >= n, reduced mode. Like JAX, the derivative of eigh/svd assumes distinct
 eigen/singular values.
 """
-import numpy as np
-
 from .. import numpy as fnp
 from ..numpy._util import dtype_of, shape
 from ..ops import elementwise as ew, linalg as la
@@ -28,7 +26,7 @@ def _trace(a):
 def _diag_embed(v):
     """Vectors (..., n) -> diagonal matrices (..., n, n)."""
     n = shape(v)[-1]
-    return ew.multiply(fnp.expand_dims(v, -1), np.eye(n, dtype=bool))
+    return ew.multiply(fnp.expand_dims(v, -1), fnp.eye(n, dtype=bool, like=v))
 
 
 def _hermitian_from(t, lower=True):
@@ -110,7 +108,8 @@ def cholesky_jvp(primals, tangents):
     sym = _hermitian_from(ta, lower=True)
     inner = _mH(la.solve(low, _mH(la.solve(low, sym))))       # L^-1 dA L^-H
     n = shape(a)[-1]
-    phi = ew.multiply(inner, (np.tri(n) - 0.5 * np.eye(n)).astype(inner.dtype))
+    lower = fnp.tril(fnp.ones((n, n), dtype=inner.dtype, like=inner))
+    phi = ew.multiply(inner, lower - 0.5 * fnp.eye(n, dtype=inner.dtype, like=inner))
     return low, fit(la.matmul(low, phi), low)
 
 
@@ -125,7 +124,7 @@ def eigh_jvp(primals, tangents, UPLO="L"):
     dw = ew.real(fnp.diagonal(proj, axis1=-2, axis2=-1))
     n = shape(w)[-1]
     gaps = ew.subtract(fnp.expand_dims(w, -2), fnp.expand_dims(w, -1))    # w_j - w_i
-    off = ~np.eye(n, dtype=bool)
+    off = ~fnp.eye(n, dtype=bool, like=w)
     f = ew.where(off, ew.reciprocal(ew.where(off, gaps, 1.0)), 0.0)
     dv = la.matmul(v, ew.multiply(f, proj))
     return (w, v), (fit(dw, w), dv)
@@ -146,7 +145,7 @@ def svd_jvp(primals, tangents, full_matrices=True):
     k = shape(s)[-1]
     s_row = fnp.expand_dims(s, -2)                                   # s_j along columns
     s_col = fnp.expand_dims(s, -1)                                   # s_i along rows
-    off = ~np.eye(k, dtype=bool)
+    off = ~fnp.eye(k, dtype=bool, like=s)
     gaps = ew.subtract(ew.square(s_row), ew.square(s_col))
     f = ew.where(off, ew.reciprocal(ew.where(off, gaps, 1.0)), 0.0)
     zero = ew.equal(s, 0)
@@ -181,7 +180,8 @@ def qr_jvp(primals, tangents, mode="reduced"):
         raise NotImplementedError("the jvp of qr is implemented for m >= n in reduced mode")
     da_rinv = _mT(la.solve(_mT(r), _mT(ta)))                         # dA R^-1
     c = la.matmul(_mT(ew.conj(q)), da_rinv)
-    lower = ew.where(np.tri(n, k=-1, dtype=bool), c, 0.0)
+    strict = fnp.tril(fnp.ones((n, n), dtype=bool, like=c), -1)
+    lower = ew.where(strict, c, 0.0)
     w = ew.subtract(lower, _mT(ew.conj(lower)))
     if dtype_of(c).kind == "c":
         w = ew.add(w, ew.where(fnp.eye(n, dtype=bool, like=c), ew.multiply(ew.imag(c), 1j), 0.0))

@@ -9,8 +9,6 @@ PyTorch do.
 """
 import string
 
-import numpy as np
-
 from .. import numpy as fnp
 from ..ops import elementwise as ew, linalg as la, shape as sh
 from .vjp_helpers import defvjp, shape_of
@@ -104,7 +102,7 @@ def _einsum_vjp(ct, primals, out, needed=None, *, subscripts, optimize="greedy")
         for c in term:
             if c in seen:              # diagonal: tie c to a fresh letter with an identity
                 fresh = next(spare)
-                operands.append(np.eye(dims[c], dtype=dtype))
+                operands.append(fnp.eye(dims[c], dtype=dtype, like=ct))
                 subs.append(c + fresh)
                 target.append(fresh)
             else:
@@ -112,7 +110,7 @@ def _einsum_vjp(ct, primals, out, needed=None, *, subscripts, optimize="greedy")
                 target.append(c)
         available = set("".join(subs))
         for c in sorted(seen - available):   # summed in this operand only: broadcast back
-            operands.append(np.ones(dims[c], dtype=dtype))
+            operands.append(fnp.ones(dims[c], dtype=dtype, like=ct))
             subs.append(c)
         cts.append(la.einsum(*operands, subscripts=",".join(subs) + "->" + "".join(target),
                              optimize=optimize))
@@ -167,7 +165,7 @@ def _slogdet_vjp(ct, primals, out):
 def _phi(x):
     """Lower triangle with the diagonal halved."""
     n = shape_of(x)[-1]
-    weights = np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n)
+    weights = fnp.tril(fnp.ones((n, n), like=x), -1) + 0.5 * fnp.eye(n, like=x)
     return ew.multiply(x, weights.astype(x.dtype))
 
 
@@ -185,7 +183,7 @@ def _off_diagonal_inverse_gaps(w):
     """F[i, j] = 1 / (w_j - w_i) off the diagonal, 0 on it."""
     n = shape_of(w)[-1]
     gaps = ew.subtract(fnp.expand_dims(w, -2), fnp.expand_dims(w, -1))
-    eye = np.eye(n, dtype=bool)
+    eye = fnp.eye(n, dtype=bool, like=w)
     return ew.where(eye, 0.0, ew.reciprocal(ew.where(eye, 1.0, gaps)))
 
 
@@ -199,7 +197,8 @@ def _eigh_vjp(ct, primals, out, UPLO="L"):
     if gv is not None:
         inner = ew.multiply(_off_diagonal_inverse_gaps(w), la.matmul(mT(v), gv))
     if gw is not None:
-        inner = ew.add(inner, ew.multiply(_vec(gw), np.eye(shape_of(w)[-1], dtype=w.dtype)))
+        eye = fnp.eye(shape_of(w)[-1], dtype=w.dtype, like=w)
+        inner = ew.add(inner, ew.multiply(_vec(gw), eye))
     left = ew.conj(v) if v.dtype.kind == "c" else v
     return (_herm(la.matmul(left, la.matmul(inner, mT(v)))),)
 
@@ -271,9 +270,9 @@ def _qr_vjp(ct, primals, out, mode="reduced"):
     q, r = out
     gq, gr = ct
     if gq is None:
-        gq = fnp.zeros(shape_of(q), dtype=q.dtype)
+        gq = fnp.zeros(shape_of(q), dtype=q.dtype, like=q)
     if gr is None:
-        gr = fnp.zeros(shape_of(r), dtype=r.dtype)
+        gr = fnp.zeros(shape_of(r), dtype=r.dtype, like=r)
     mm = ew.subtract(la.matmul(mT(q), gq), la.matmul(gr, mT(r)))
     complex_input = q.dtype.kind == "c"
     skew = ew.subtract(mm, ew.conj(mT(mm)) if complex_input else mT(mm))

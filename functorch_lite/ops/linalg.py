@@ -1,7 +1,11 @@
 """Linear-algebra primitives: products and the numpy.linalg factorizations and solvers.
 All follow NumPy's stacking convention (leading dims are a batch of matrices)."""
+import functools
+import math
+
 import numpy as np
 
+from .. import backend
 from ..dispatch import defop
 
 matmul = defop("matmul", lambda xp, a, b: xp.matmul(a, b), numpy_impl=np.matmul,
@@ -26,7 +30,45 @@ _NAIVE_LOOP_LIMIT = 1 << 16
 choosing an order costs more (tens of microseconds of path search) than it saves."""
 
 
+@functools.lru_cache(maxsize=256)
+def _outer_terms(subscripts):
+    """(a's term, b's term, output) when `subscripts` is a product of two operands with no
+    summed index and each operand has a letter of its own (a per-example outer product such as
+    "bi,bj->bij"), else None. Repeated letters (diagonals) are left to einsum."""
+    inputs, output = subscripts.split("->")
+    terms = inputs.split(",")
+    if len(terms) != 2 or any(len(set(t)) != len(t) for t in terms + [output]):
+        return None
+    ta, tb = terms
+    if set(ta) | set(tb) != set(output) or not set(ta) - set(tb) or not set(tb) - set(ta):
+        return None
+    return ta, tb, output
+
+
+def _outer_matmul(xp, a, b, ta, tb, output):
+    """The outer product of _outer_terms as one batched matmul, (batch, i, 1) @ (batch, 1, j):
+    on CuPy a GEMM beats einsum's elementwise kernel (issue 15 measured "bi,bj->bij" on an
+    H100). Shared letters stay separate dims, so matmul broadcasts them as einsum does."""
+    batch = [c for c in output if c in ta and c in tb]
+    rows = [c for c in output if c not in tb]
+    cols = [c for c in output if c not in ta]
+    size = dict(zip(ta, a.shape))
+    size.update(zip(tb, b.shape))
+    n_rows = math.prod(size[c] for c in rows)
+    n_cols = math.prod(size[c] for c in cols)
+    a = xp.transpose(a, [ta.index(c) for c in batch + rows])
+    b = xp.transpose(b, [tb.index(c) for c in batch + cols])
+    prod = xp.matmul(a.reshape(a.shape[:len(batch)] + (n_rows, 1)),
+                     b.reshape(b.shape[:len(batch)] + (1, n_cols)))
+    prod = prod.reshape(prod.shape[:len(batch)] + tuple(size[c] for c in rows + cols))
+    return xp.transpose(prod, [(batch + rows + cols).index(c) for c in output])
+
+
 def _einsum_kernel(xp, *operands, subscripts, optimize="greedy"):
+    if not backend.is_host(xp):
+        outer = _outer_terms(subscripts)
+        if outer is not None and xp.result_type(*operands).kind in "fc":
+            return _outer_matmul(xp, *operands, *outer)
     if optimize is not False:
         sizes = {}
         for term, op in zip(subscripts.split("->")[0].split(","), operands):
@@ -44,7 +86,8 @@ einsum = defop("einsum", _einsum_kernel,
                    "normalizes to that form). It chooses a contraction order by default "
                    "(optimize='greedy'), as torch and JAX do: NumPy's optimize=False runs one "
                    "nested loop over every index, where an order turns most products into "
-                   "GEMMs. Small contractions skip the path search (see _NAIVE_LOOP_LIMIT).")
+                   "GEMMs. Small contractions skip the path search (see _NAIVE_LOOP_LIMIT). "
+                   "On a device, an outer product (no summed index) is one batched matmul.")
 solve = defop("solve", lambda xp, a, b: xp.linalg.solve(a, b),
               doc="""As numpy.linalg.solve: x with a @ x == b for square matrices a.
 

@@ -2,6 +2,7 @@
 as scipy.linalg.lu_factor), the permutation its pivots describe, and the matrix exponential.
 Kernels call scipy.linalg on NumPy arrays and cupyx.scipy.linalg on CuPy arrays; both take
 stacks of matrices (leading dims are a batch)."""
+from .. import backend
 from ..dispatch import defop
 from .special import scipy_module
 
@@ -13,7 +14,7 @@ def linalg_module(xp):
 
 def _stacked(xp, fn, a):
     """fn over the matrices of a stack (for kernels that take one matrix only)."""
-    if a.ndim == 2 or xp.__name__ != "cupy":
+    if a.ndim == 2 or backend.is_host(xp):
         return fn(a)
     flat = a.reshape((-1,) + a.shape[-2:])
     outs = [fn(m) for m in flat]
@@ -55,7 +56,7 @@ def _solve_triangular_kernel(xp, a, b, *, lower, trans, unit_diagonal):
     if a.size == 0 or b.size == 0:  # SciPy refuses empty stacks
         return xp.zeros(batch + b.shape[-2:], _float_dtype(xp, a, b))
     solve = linalg_module(xp).solve_triangular
-    if not batch or xp.__name__ != "cupy":
+    if not batch or backend.is_host(xp):
         return solve(a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
     n, k = b.shape[-2:]
     outs = [solve(m, r, trans=trans, lower=lower, unit_diagonal=unit_diagonal)

@@ -4,15 +4,17 @@ arrays; SciPy is an optional dependency (the `scipy` extra), imported the first 
 runs, so the library imports without it."""
 import importlib
 
+from .. import backend
 from ..dispatch import defop
 
 
 def scipy_module(xp, name):
-    """scipy.<name> for NumPy arrays, cupyx.scipy.<name> for CuPy arrays (`name`: "special",
-    "linalg"), imported on first use so the library imports without SciPy."""
+    """scipy.<name> for NumPy arrays, the device module's cupyx.scipy.<name> otherwise (`name`:
+    "special", "linalg"), imported on first use so the library imports without SciPy."""
     try:
-        return importlib.import_module(("cupyx.scipy." if xp.__name__ == "cupy" else "scipy.")
-                                       + name)
+        if backend.is_host(xp):
+            return importlib.import_module("scipy." + name)
+        return backend.companion(xp, "cupyx.scipy." + name)
     except ImportError as e:
         raise ImportError(f"functorch_lite.scipy.{name} needs SciPy for this function: "
                           "pip install 'functorch-lite[scipy]'") from e
