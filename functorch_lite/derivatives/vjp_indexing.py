@@ -23,7 +23,8 @@ def _scatter_vjp(ct, primals, out, needed=None, *, index, mode):
     ct_x = ct_v = None
     if mode == "set":
         if want_x:
-            ct_x = scatter(ct, fnp.zeros((), dtype=ct.dtype, like=ct), *arrays, index=index, mode="set")
+            ct_x = scatter(ct, fnp.zeros((), dtype=ct.dtype, like=ct), *arrays, index=index,
+                           mode="set")
         if want_v:
             ct_v = getitem(ct, *arrays, index=index)
     elif mode == "add":
