@@ -386,8 +386,14 @@ fft = _Namespace("device_sim.fft", np.fft, _FFT)
 random = _Namespace("device_sim.random", np.random)
 
 
+_LOOKED_UP = {}   # kept apart from the globals, where `all`, `bool`, `sum` would shadow builtins
+
+
 def __getattr__(name):
     """numpy.<name> over device arrays, for the names CuPy has."""
+    value = _LOOKED_UP.get(name, _LOOKED_UP)
+    if value is not _LOOKED_UP:
+        return value
     if name.startswith("__") or name in _MISSING:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     attr = getattr(np, name)
@@ -397,5 +403,5 @@ def __getattr__(name):
         value = attr
     else:
         value = _function(attr)
-    globals()[name] = value
+    _LOOKED_UP[name] = value
     return value
