@@ -11,7 +11,9 @@ NumPy places the advanced block's dims where the block stands when its indices a
 else first; the plan tracks where that puts the batch dim. A batched boolean mask would give a
 different result shape per example, so it is refused.
 """
-from ..backend import module_of
+import numpy as np
+
+from ..backend import is_host, module_of
 from ..ops.indexing import ARRAY, getitem, scatter
 from ..ops import shape as sh
 from ..numpy._util import dtype_of, ndim, shape, xp_of
@@ -62,6 +64,8 @@ class _Plan:
     """
 
     def __init__(self, x_rank, index, arrays, bdims, size, x_batched, xp):
+        if not is_host(xp):  # NumPy index arrays follow the data to the device, as in CuPy
+            arrays = [xp.asarray(a) if type(a) is np.ndarray else a for a in arrays]
         if any(d is not None for d in bdims):
             index, arrays, bdims = _expand_masks(index, arrays, bdims)
         ranks = [ndim(a) - (d is not None) for a, d in zip(arrays, bdims)]

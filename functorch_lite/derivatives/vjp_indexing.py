@@ -23,7 +23,8 @@ def _scatter_vjp(ct, primals, out, needed=None, *, index, mode):
     ct_x = ct_v = None
     if mode == "set":
         if want_x:
-            ct_x = scatter(ct, fnp.zeros((), dtype=ct.dtype), *arrays, index=index, mode="set")
+            ct_x = scatter(ct, fnp.zeros((), dtype=ct.dtype, like=ct), *arrays, index=index,
+                           mode="set")
         if want_v:
             ct_v = getitem(ct, *arrays, index=index)
     elif mode == "add":
@@ -32,7 +33,7 @@ def _scatter_vjp(ct, primals, out, needed=None, *, index, mode):
             ct_v = getitem(ct, *arrays, index=index)
     elif mode == "multiply":
         if want_x:  # x_i is multiplied by the product of the values scattered onto it
-            factor = scatter(fnp.ones(shape_of(x), dtype=out.dtype), values, *arrays,
+            factor = scatter(fnp.ones(shape_of(x), dtype=out.dtype, like=x), values, *arrays,
                              index=index, mode="multiply")
             ct_x = ew.multiply(ct, factor)
         if want_v:  # d out / d v = out / v at the positions v lands on
@@ -40,7 +41,7 @@ def _scatter_vjp(ct, primals, out, needed=None, *, index, mode):
     else:  # min / max: equal shares among the candidates that attain the result (ties)
         x_hits = ew.astype(ew.equal(x, out), dtype=out.dtype)
         v_hits = ew.astype(ew.equal(values, getitem(out, *arrays, index=index)), dtype=out.dtype)
-        count = ew.add(x_hits, scatter(fnp.zeros(shape_of(out), dtype=out.dtype), v_hits,
+        count = ew.add(x_hits, scatter(fnp.zeros(shape_of(out), dtype=out.dtype, like=out), v_hits,
                                        *arrays, index=index, mode="add"))
         share = ew.divide(ct, count)
         if want_x:

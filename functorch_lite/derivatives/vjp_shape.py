@@ -3,7 +3,8 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..ops import shape as sh
-from ..ops.indexing import scatter
+from ..numpy._util import xp_of
+from ..ops.indexing import ARRAY, scatter
 from .vjp_helpers import defvjp, defvjp_variadic, shape_of
 
 
@@ -39,12 +40,12 @@ def _diagonal_vjp(g, out, x, offset=0, axis1=0, axis2=1):
     a1, a2 = axis1 % nd, axis2 % nd
     rest = [i for i in range(nd) if i not in (a1, a2)]
     n = shape_of(g)[-1]
-    rows = np.arange(n) + max(-offset, 0)
-    cols = np.arange(n) + max(offset, 0)
-    zeros = fnp.zeros(tuple(shape[i] for i in rest) + (shape[a1], shape[a2]), dtype=x.dtype)
-    from ..ops.indexing import ARRAY
-    index = (Ellipsis, ARRAY, ARRAY)
-    moved = scatter(zeros, g, rows, cols, index=index, mode="add")
+    xp = xp_of(x)
+    rows = xp.arange(n) + max(-offset, 0)
+    cols = xp.arange(n) + max(offset, 0)
+    zeros = fnp.zeros(tuple(shape[i] for i in rest) + (shape[a1], shape[a2]), dtype=x.dtype,
+                      like=x)
+    moved = scatter(zeros, g, rows, cols, index=(Ellipsis, ARRAY, ARRAY), mode="add")
     order = rest + [a1, a2]
     return sh.transpose(moved, axes=tuple(int(i) for i in np.argsort(order)))
 

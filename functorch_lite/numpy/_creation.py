@@ -2,13 +2,27 @@
 for every example and has no derivative. `*_like` of a wrapper uses its logical shape and dtype."""
 import numpy as np
 
-from ..backend import module_of
+from ..backend import device_modules, module_of
 from ..tensor import Tensor
 from ._util import dtype_of, shape, xp_of
 
 
 def _xp(like):
     return np if like is None else xp_of(like)
+
+
+def _data_module(obj):
+    """The array module of the arrays in `obj` (an array, or nested lists and tuples holding
+    arrays): a list of device arrays makes a device array, as cupy.array. NumPy when there
+    are none, and at once on a program without device modules."""
+    if hasattr(obj, "shape"):
+        return module_of(obj)
+    if isinstance(obj, (list, tuple)) and device_modules():
+        for item in obj:
+            xp = _data_module(item)
+            if xp is not np:
+                return xp
+    return np
 
 
 def zeros(shape, dtype=float, order="C", *, like=None):
@@ -287,9 +301,8 @@ def asarray(a, dtype=None, order=None, *, like=None, copy=None):
     if isinstance(a, Tensor):
         from ._elementwise import astype
         return a if dtype is None or dtype_of(a) == np.dtype(dtype) else astype(a, dtype)
-    if like is None and hasattr(a, "shape"):
-        return module_of(a).asarray(a, dtype=dtype)
-    return _xp(like).asarray(a, dtype=dtype)
+    xp = _data_module(a) if like is None else xp_of(like)
+    return xp.asarray(a, dtype=dtype)
 
 
 def copy(a, order="K", subok=False):
@@ -344,5 +357,5 @@ def array(object, dtype=None, *, copy=True, like=None, ndmin=0):
     if isinstance(object, (list, tuple)) and any(isinstance(o, Tensor) for o in object):
         from ._shape import stack
         return stack([asarray(o, dtype) for o in object])
-    xp = module_of(object) if like is None and hasattr(object, "shape") else _xp(like)
+    xp = _data_module(object) if like is None else xp_of(like)
     return xp.array(object, dtype=dtype, copy=copy, ndmin=ndmin)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..ops import elementwise as ew
-from ._util import dtype_of, reject, is_wrapper
+from ._util import dtype_of, on_device_of, reject, is_wrapper
 
 
 def float_power(x1, x2):
@@ -94,7 +94,7 @@ def where(condition, x=None, y=None):
         return nonzero(condition)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
-    return ew.where(condition, x, y)
+    return ew.where(on_device_of(condition, x, y), x, y)
 
 
 def round(a, decimals=0, out=None):

@@ -8,12 +8,15 @@ from ._util import as_operand, ndim, normalize_axis, shape, xp_of
 
 
 def parse_index(idx, xp=np):
-    """Split a NumPy index into (static index with ARRAY slots, array operands). Lists and
-    booleans become arrays of `xp` (the indexed value's array module)."""
+    """Split a NumPy index into (static index with ARRAY slots, array operands). Lists,
+    booleans and, for a device `xp`, NumPy index arrays become arrays of `xp` (the indexed
+    value's array module): CuPy takes NumPy index arrays, so the library does too."""
     kind = type(idx)
     if kind is int:  # fast paths for the commonest single indices
         return (idx,), []
-    if kind is np.ndarray or isinstance(idx, Tensor):
+    if kind is np.ndarray:
+        return (ARRAY,), [idx if xp is np else xp.asarray(idx)]
+    if isinstance(idx, Tensor):
         return (ARRAY,), [idx]
     if not isinstance(idx, tuple):
         idx = (idx,)
@@ -29,7 +32,8 @@ def parse_index(idx, xp=np):
                                     "use fnp.take or integer-array indexing for dynamic indices")
             static.append(item)
         else:
-            if isinstance(item, (list, tuple, bool, np.bool_)):
+            if isinstance(item, (list, tuple, bool, np.bool_)) or (
+                    xp is not np and isinstance(item, np.ndarray)):
                 item = xp.asarray(item)
             static.append(ARRAY)
             arrays.append(item)

@@ -11,7 +11,7 @@ import numpy as np
 from ..ops import elementwise as ew
 from ._reductions import all as _all
 from ._shape import broadcast_to
-from ._util import as_operand, dtype_of, ndim, shape
+from ._util import as_operand, dtype_of, ndim, on_device_of, shape, xp_of
 
 
 def _weak_result_type(*operands):
@@ -49,6 +49,7 @@ def select(condlist, choicelist, default=0):
         if dtype_of(c) != np.bool_:
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
     choices = [as_operand(c) for c in choicelist]
+    conds = [on_device_of(c, *choices) for c in conds]
     dtype = _weak_result_type(*choices, default)
     out = default
     for cond, choice in zip(reversed(conds), reversed(choices)):
@@ -83,7 +84,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
     x = as_operand(x)
     if not isinstance(condlist, (list, tuple)) and ndim(condlist) == ndim(x):
         condlist = [condlist]
-    conds = [as_operand(c) for c in condlist]
+    conds = [on_device_of(as_operand(c), x) for c in condlist]
     n = len(conds)
     if len(funclist) not in (n, n + 1):
         raise ValueError(f"with {n} condition(s), piecewise needs {n} or {n + 1} functions, "
@@ -92,7 +93,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
         none = ew.logical_not(_any_of(conds))
         conds, funclist = conds + [none], list(funclist)
     dtype = dtype_of(x)
-    out = ew.multiply(x, 0) if dtype.kind in "fc" else broadcast_to(np.zeros((), dtype), shape(x))
+    out = (ew.multiply(x, 0) if dtype.kind in "fc"
+           else broadcast_to(xp_of(x).zeros((), dtype), shape(x)))
     for cond, fn in zip(conds, funclist):
         value = fn(x, *args, **kw) if callable(fn) else fn
         if hasattr(value, "dtype") and dtype_of(value) != dtype:

@@ -5,7 +5,7 @@ boolean-mask indices are operands that transforms can see (a batched index under
 `index` is a tuple of ints, slices, None, Ellipsis and ARRAY slots; the arrays fill the slots
 in order.
 """
-from .. import backend
+from ..backend import companion, is_host
 from ..dispatch import defop
 
 
@@ -34,6 +34,7 @@ def _getitem_kernel(xp, x, *arrays, index):
 
 
 _SCATTER_UFUNC = {"add": "add", "multiply": "multiply", "min": "minimum", "max": "maximum"}
+_CUPYX_SCATTER = {"add": "scatter_add", "min": "scatter_min", "max": "scatter_max"}
 
 
 def _scatter_kernel(xp, x, values, *arrays, index, mode):
@@ -47,17 +48,35 @@ def _scatter_kernel(xp, x, values, *arrays, index, mode):
         out[idx] += values
     elif not arrays and mode == "multiply":
         out[idx] *= values
-    elif xp.__name__ == "numpy":
+    elif is_host(xp):
         getattr(xp, _SCATTER_UFUNC[mode]).at(out, idx, values)
-    else:  # cupy: ufunc.at is missing for some ufuncs; cupyx has the scatter kernels
-        cupyx = backend.companion(xp, "cupyx")
-        scatter = {"add": cupyx.scatter_add, "min": cupyx.scatter_min,
-                   "max": cupyx.scatter_max}.get(mode)
-        if scatter is None:
-            getattr(xp, _SCATTER_UFUNC[mode]).at(out, idx, values)
-        else:
-            scatter(out, idx, values)
+    elif mode == "multiply":  # CuPy has no multiply.at (nor a cupyx scatter for it)
+        return _scatter_multiply_by_rank(xp, out, idx, values)
+    else:
+        scatter_op = getattr(companion(xp, "cupyx"), _CUPYX_SCATTER[mode])
+        scatter_op(out, idx, xp.asarray(values, dtype=out.dtype))
     return out
+
+
+def _scatter_multiply_by_rank(xp, out, idx, values):
+    """np.multiply.at(out, idx, values) with plain in-place products, for a device module.
+
+    Every element x[idx] names is given its flat position in `out`; a stable sort groups equal
+    positions keeping their order, and an element's rank is its place in its group. The
+    elements of one rank hit distinct positions, so one exact `flat[pos] *= v` per rank, in
+    rank order, multiplies each position in the order NumPy would: the loop runs over the
+    largest multiplicity of an index, not over the elements."""
+    pos = xp.arange(out.size).reshape(out.shape)[idx]
+    vals = xp.broadcast_to(xp.asarray(values), pos.shape).reshape(-1)
+    pos = pos.reshape(-1)
+    order = xp.argsort(pos, kind="stable")
+    pos, vals = pos[order], vals[order]
+    rank = xp.arange(pos.size) - xp.searchsorted(pos, pos, side="left")
+    flat = out.reshape(-1)
+    for r in range(int(rank.max()) + 1 if pos.size else 0):
+        hit = rank == r
+        flat[pos[hit]] *= vals[hit]
+    return flat.reshape(out.shape)
 
 
 getitem = defop("getitem", _getitem_kernel, doc="x[index] with array slots filled by operands.")

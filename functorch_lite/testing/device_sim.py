@@ -57,6 +57,9 @@ _AT = frozenset({"add", "subtract", "maximum", "minimum", "bitwise_and", "bitwis
 _REDUCE = frozenset({"add", "multiply"})  # CuPy's ufunc.reduce / .accumulate
 
 
+_HANDLED = (np.ndarray, np.generic, int, float, complex)  # NumPy arrays refused in _unwrap
+
+
 def _refuse(x):
     raise TypeError(f"Unsupported type {type(x)}: a numpy array met a device_sim array "
                     "(move it with device_sim.asarray first)")
@@ -157,6 +160,8 @@ class ndarray(NDArrayOperatorsMixin):
 
     # -- NumPy protocols -------------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if not all(type(x) is ndarray or isinstance(x, _HANDLED) for x in inputs):
+            return NotImplemented   # as CuPy: another operand's __array_ufunc__ gets its turn
         if method in ("at", "reduce", "accumulate", "reduceat"):
             allowed = _AT if method == "at" else _REDUCE
             if ufunc.__name__ not in allowed:
@@ -381,8 +386,14 @@ fft = _Namespace("device_sim.fft", np.fft, _FFT)
 random = _Namespace("device_sim.random", np.random)
 
 
+_LOOKED_UP = {}   # kept apart from the globals, where `all`, `bool`, `sum` would shadow builtins
+
+
 def __getattr__(name):
     """numpy.<name> over device arrays, for the names CuPy has."""
+    value = _LOOKED_UP.get(name, _LOOKED_UP)
+    if value is not _LOOKED_UP:
+        return value
     if name.startswith("__") or name in _MISSING:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     attr = getattr(np, name)
@@ -392,5 +403,5 @@ def __getattr__(name):
         value = attr
     else:
         value = _function(attr)
-    globals()[name] = value
+    _LOOKED_UP[name] = value
     return value

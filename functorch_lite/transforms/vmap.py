@@ -428,15 +428,25 @@ def _run(func, kwargs, leaves, dims, rebuild, size, out_dims):
         if kwargs:  # never batched, but values of the level as well
             kwargs = optree.tree_map(interp.unbatched, kwargs)
         out = func(*rebuild(wrapped), **kwargs)
-    return _unwrap_outputs(out, out_dims, interp, size)
+    return _unwrap_outputs(out, out_dims, interp, size, _mapped_module(leaves, dims))
 
 
-def _unwrap_outputs(out, out_dims, interp, size):
+def _mapped_module(leaves, dims):
+    """The array module of the first mapped input: a scalar output is broadcast with it, so a
+    device program's outputs stay on the device."""
+    for leaf, dim in zip(leaves, dims):
+        if dim is not None:
+            return leaf.xp if isinstance(leaf, Tensor) else module_of(leaf)
+    return np
+
+
+def _unwrap_outputs(out, out_dims, interp, size, xp):
     if out_dims is None or isinstance(out_dims, int):
         if type(out) is BatchedTensor or type(out) is np.ndarray:  # one leaf
-            return _unwrap_leaf(out, out_dims, interp, size)
+            return _unwrap_leaf(out, out_dims, interp, size, xp)
         out_leaves, spec = optree.tree_flatten(out)
-        return spec.unflatten([_unwrap_leaf(x, out_dims, interp, size) for x in out_leaves])
+        return spec.unflatten([_unwrap_leaf(x, out_dims, interp, size, xp)
+                               for x in out_leaves])
     if isinstance(out_dims, list) and not isinstance(out, list):
         out_dims = tuple(out_dims)
     prefix = optree.tree_structure(out_dims, none_is_leaf=True)
@@ -446,12 +456,12 @@ def _unwrap_outputs(out, out_dims, interp, size):
         raise _user_error(ValueError, f"vmap: out_dims={out_dims!r} (structure {prefix}) is not "
                                       f"a prefix of the outputs' structure "
                                       f"{optree.tree_structure(out)}: {err}") from None
-    new = [optree.tree_map(lambda x, d=d: _unwrap_leaf(x, d, interp, size), sub)
+    new = [optree.tree_map(lambda x, d=d: _unwrap_leaf(x, d, interp, size, xp), sub)
            for d, sub in zip(optree.tree_leaves(out_dims, none_is_leaf=True), subtrees)]
     return prefix.unflatten(new)
 
 
-def _unwrap_leaf(x, out_dim, interp, size):
+def _unwrap_leaf(x, out_dim, interp, size, xp):
     if type(x) is BatchedTensor and x._interpreter is interp and x.bdim is None:
         x = x.value
     if type(x) is BatchedTensor and x._interpreter is interp:
@@ -473,8 +483,8 @@ def _unwrap_leaf(x, out_dim, interp, size):
     check_output_leaf(x, "vmap")
     if out_dim is None:
         return x
-    if not hasattr(x, "shape"):
-        x = module_of(x).asarray(x)
+    if not hasattr(x, "shape"):  # a Python scalar
+        x = xp.asarray(x)
     nd = len(x.shape) + 1
     if not -nd <= out_dim < nd:
         raise _user_error(ValueError, f"vmap: out_dim {out_dim} is out of range for an output "
