@@ -103,7 +103,7 @@ def assert_close(actual, expected, rtol=None, atol=None, *, check_dtype=True,
         raise AssertionError(f"{path}: shape {actual.shape}, expected {expected.shape}")
     if check_dtype and actual.dtype != expected.dtype:
         raise AssertionError(f"{path}: dtype {actual.dtype}, expected {expected.dtype}")
-    if not check_values:
+    if not check_values or expected.dtype.kind == "V":   # float0 tangents carry no values
         return
     default_rtol, default_atol = default_tolerance(expected.dtype)
     rtol = default_rtol if rtol is None else rtol(expected.dtype) if callable(rtol) else rtol
