@@ -62,3 +62,15 @@ def xp(backend):
 DEVICE_BACKENDS = [pytest.param("cupy", id="cupy",
                                 marks=pytest.mark.skipif(not HAS_CUPY_GPU, reason=CUPY_REASON)),
                    pytest.param("sim", id="sim")]
+
+
+@pytest.fixture(params=DEVICE_BACKENDS)
+def dxp(request):
+    """The device array module of a DEVICE_BACKENDS test: cupy (with a GPU) or device_sim,
+    registered (conftest restores the registry after the test)."""
+    if request.param == "cupy":
+        import cupy
+        return cupy
+    from functorch_lite.testing import device_sim
+    device_sim.register()
+    return device_sim

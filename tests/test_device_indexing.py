@@ -8,20 +8,6 @@ import pytest
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
 
-from conftest import DEVICE_BACKENDS
-
-
-@pytest.fixture(params=DEVICE_BACKENDS)
-def dxp(request):
-    """The device array module: cupy (with a GPU) or device_sim."""
-    if request.param == "cupy":
-        import cupy
-        return cupy
-    from functorch_lite.testing import device_sim
-    device_sim.register()
-    return device_sim
-
-
 def _same(dxp, got, want):
     assert isinstance(got, dxp.ndarray), f"a {type(got).__name__} came back"
     np.testing.assert_array_equal(dxp.asnumpy(got), want)

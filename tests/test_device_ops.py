@@ -21,8 +21,6 @@ from functorch_lite.testing import float_leaf_function
 from functorch_lite.testing.checks import assert_close
 from functorch_lite.testing.samples import OP_DB
 
-from conftest import DEVICE_BACKENDS
-
 B = 2
 
 
@@ -47,17 +45,6 @@ KERNEL_CASES = list(_cases())
 TRANSFORM_CASES = list(_cases(lambda info: not info.creation, limit=3))
 DIFF_CASES = list(_cases(lambda info: info.differentiable and not info.creation, limit=2,
                          float64=True))
-
-
-@pytest.fixture(params=DEVICE_BACKENDS)
-def dxp(request):
-    """The device array module: cupy (with a GPU) or device_sim."""
-    if request.param == "cupy":
-        import cupy
-        return cupy
-    from functorch_lite.testing import device_sim
-    device_sim.register()
-    return device_sim
 
 
 def _sample(info, name, seed=0):
