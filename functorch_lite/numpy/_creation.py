@@ -232,7 +232,8 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None):
     return _xp(like).arange(*args, dtype=dtype)
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             like=None):
     """As numpy.linspace: `num` evenly spaced values from `start` to `stop`.
 
     Args:
@@ -242,6 +243,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         retstep: also return the spacing.
         dtype: dtype of the result.
         axis: the axis of the values when `start` or `stop` are arrays.
+        like: an array whose array module (NumPy or CuPy) makes the result (NumPy's linspace
+            has no like=; device values need it).
 
     Returns:
         The values, or (values, step) with retstep=True.
@@ -251,7 +254,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         >>> fnp.linspace(0, 1, 5)
         array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
-    return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    if like is None:
+        return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    return xp_of(like).linspace(start, stop, num, endpoint, retstep, dtype, axis)
 
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, like=None):

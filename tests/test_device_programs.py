@@ -1,0 +1,356 @@
+"""Research-style programs on a device backend: each runs on NumPy inputs and on the same
+values moved to the device (CuPy with a GPU, device_sim always), and the device run must give
+device arrays equal to the NumPy run.
+
+Where tests/test_device_ops.py checks one op under one transform, these check whole programs
+as users write them (examples/, docs/, benchmarks/per_example_*.py): per-example gradients of
+an MLP, a CNN and a transformer block, optimizer steps with clipping, Jacobians, Hessians,
+custom rules, checkpointing, random draws from device keys, NumPy constants meeting device
+data, and ft.jit serving NumPy and device inputs side by side.
+"""
+import numpy as np
+import optree
+import pytest
+
+import functorch_lite as ft
+import functorch_lite.numpy as fnp
+from functorch_lite import nn, optim
+from functorch_lite import random as fr
+from functorch_lite.testing.checks import assert_close
+
+RTOL = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-10}
+ATOL = {np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-12}
+
+
+def _to(xp, tree):
+    return optree.tree_map(lambda x: xp.asarray(x) if isinstance(x, np.ndarray) else x, tree)
+
+
+def _host(x):
+    return x.get() if hasattr(x, "get") and hasattr(x, "shape") else x
+
+
+def _check(dxp, got, want, what):
+    """got (a device run) has want's structure, and device arrays equal to want's leaves."""
+    got_leaves, got_spec = optree.tree_flatten(got)
+    want_leaves, want_spec = optree.tree_flatten(want)
+    assert got_spec == want_spec, f"{what}: structure {got_spec}, expected {want_spec}"
+    for i, (g, w) in enumerate(zip(got_leaves, want_leaves)):
+        if getattr(w, "dtype", None) == ft.float0:
+            assert getattr(g, "dtype", None) == ft.float0, f"{what}[{i}]: {g!r}"
+            continue
+        assert not isinstance(g, (np.ndarray, np.generic, ft.Tensor)), \
+            f"{what}[{i}]: a {type(g).__name__} came back where a {dxp.__name__} array belongs"
+        assert_close(_host(g), w, rtol=lambda dt: RTOL.get(dt, 0.0),
+                     atol=lambda dt: ATOL.get(dt, 0.0), path=f"{what}[{i}]")
+
+
+def _compare(dxp, run, *args, what=None):
+    """run(*args) on NumPy and on the device copies of args: the same result."""
+    want = run(*args)
+    got = run(*_to(dxp, list(args)))
+    _check(dxp, got, want, what or getattr(run, "__name__", "program"))
+    return got
+
+
+def _rng():
+    return np.random.default_rng(0)
+
+
+# -- per-example gradients of an MLP, and an optimizer step -----------------------------------
+
+def _mlp(rng, d_in=6, d_hid=5, classes=3, dtype=np.float32):
+    def w(*shape):
+        return (rng.standard_normal(shape) / np.sqrt(shape[0])).astype(dtype)
+    return {"w1": w(d_in, d_hid), "b1": np.zeros(d_hid, dtype), "w2": w(d_hid, classes),
+            "b2": np.full(classes, 0.1, dtype)}
+
+
+def _mlp_loss(p, x, y):
+    h = fnp.tanh(x @ p["w1"] + p["b1"])
+    return nn.cross_entropy(h @ p["w2"] + p["b2"], y)
+
+
+def _mlp_batch(rng, b=4, d_in=6, classes=3, dtype=np.float32):
+    return rng.standard_normal((b, d_in)).astype(dtype), rng.integers(0, classes, b)
+
+
+per_example = ft.vmap(ft.grad(_mlp_loss), in_dims=(None, 0, 0))
+per_example_jit = ft.jit(per_example)
+
+
+@pytest.mark.parametrize("run", [per_example, per_example_jit], ids=["eager", "jit"])
+def test_mlp_per_example_grads(run, dxp):
+    rng = _rng()
+    _compare(dxp, run, _mlp(rng), *_mlp_batch(rng), what="per-example grads")
+
+
+@pytest.mark.parametrize("make", [lambda: optim.adam(1e-2), lambda: optim.sgd(0.1, momentum=0.9)],
+                         ids=["adam", "sgd"])
+def test_mlp_optimizer_step(make, dxp):
+    opt = make()
+
+    def step(params, x, y):
+        state = opt.init(params)
+        for _ in range(2):
+            grads = optim.clip_per_example(per_example(params, x, y), 1.0)
+            grads = optim.clip_by_global_norm(ft.tree.map(lambda g: g.sum(0), grads), 0.5)
+            updates, state = opt.update(grads, state, params)
+            params = optim.apply_updates(params, updates)
+        return params, optim.global_norm(params)
+    rng = _rng()
+    _compare(dxp, step, _mlp(rng), *_mlp_batch(rng), what="optimizer step")
+
+
+def test_mlp_float64_value_and_grad(dxp):
+    rng = _rng()
+    params, (x, y) = _mlp(rng, dtype=np.float64), _mlp_batch(rng, dtype=np.float64)
+    run = ft.value_and_grad(lambda p, x, y: fnp.mean(ft.vmap(_mlp_loss, (None, 0, 0))(p, x, y)))
+    _compare(dxp, run, params, x, y, what="value_and_grad")
+
+
+# -- a small CNN ------------------------------------------------------------------------------
+
+def _cnn_params(rng):
+    def he(*shape):
+        return (rng.standard_normal(shape) * np.sqrt(2.0 / np.prod(shape[1:]))).astype(np.float32)
+    return {"c1": he(4, 1, 3, 3), "b1": np.zeros(4, np.float32), "c2": he(4, 4, 3, 3),
+            "b2": np.zeros(4, np.float32), "gn_w": np.ones(4, np.float32),
+            "gn_b": np.zeros(4, np.float32), "bn_mean": rng.standard_normal(4).astype(np.float32),
+            "bn_var": rng.uniform(0.5, 2.0, 4).astype(np.float32),
+            "fc": he(16, 3), "fc_b": np.zeros(3, np.float32)}
+
+
+def _cnn_loss(p, x, y):
+    h = nn.relu(nn.conv2d(x[None], p["c1"], p["b1"], padding=1))          # (1, 4, 8, 8)
+    h = nn.max_pool2d(h, 2)                                               # (1, 4, 4, 4)
+    h = nn.conv2d(h, p["c2"], p["b2"], padding=1)
+    h = nn.relu(nn.group_norm(h, 2, p["gn_w"], p["gn_b"]))
+    h, _, _ = nn.batch_norm(h, p["bn_mean"], p["bn_var"], training=False)
+    h = nn.avg_pool2d(h, 2)                                               # (1, 4, 2, 2)
+    return nn.cross_entropy(nn.linear(fnp.reshape(h, (-1,)), p["fc"].T, p["fc_b"]), y)
+
+
+def test_cnn_per_example_grads(dxp):
+    rng = _rng()
+    x, y = rng.standard_normal((3, 1, 8, 8)).astype(np.float32), rng.integers(0, 3, 3)
+    _compare(dxp, ft.vmap(ft.grad(_cnn_loss), in_dims=(None, 0, 0)), _cnn_params(rng), x, y,
+             what="cnn per-example grads")
+
+
+# -- a transformer block with dropout ---------------------------------------------------------
+
+L, D, H = 4, 8, 16
+
+
+def _block_params(rng):
+    def w(*shape):
+        return (rng.standard_normal(shape) / np.sqrt(shape[-1])).astype(np.float32)
+    return {"ln_w": np.ones(D, np.float32), "ln_b": np.zeros(D, np.float32),
+            "wq": w(D, D), "wk": w(D, D), "wv": w(D, D), "wo": w(D, D),
+            "w1": w(H, D), "b1": np.zeros(H, np.float32), "w2": w(D, H),
+            "b2": np.zeros(D, np.float32)}
+
+
+def _block_loss(p, x, key):
+    a = nn.layer_norm(x, D, p["ln_w"], p["ln_b"])
+    q, k, v = nn.linear(a, p["wq"]), nn.linear(a, p["wk"]), nn.linear(a, p["wv"])
+    h = x + nn.linear(nn.scaled_dot_product_attention(q, k, v, is_causal=True), p["wo"])
+    m = nn.dropout(key, nn.gelu(nn.linear(h, p["w1"], p["b1"])), 0.25)
+    return fnp.mean((h + nn.linear(m, p["w2"], p["b2"])) ** 2)
+
+
+def test_transformer_block_per_example_grads(dxp):
+    def run(p, xs):
+        keys = fr.split(fr.key(0, like=xs), xs.shape[0])
+        return ft.vmap(ft.grad(_block_loss), in_dims=(None, 0, 0))(p, xs, keys)
+    rng = _rng()
+    _compare(dxp, run, _block_params(rng), rng.standard_normal((3, L, D)).astype(np.float32),
+             what="transformer per-example grads")
+
+
+# -- Jacobians, Hessians, linearize, vjp over pytrees, ravel ----------------------------------
+
+def _net(p, x):
+    h = fnp.tanh(p["layers"][0]["w"] @ x + p["layers"][0]["b"])
+    return fnp.sin(p["layers"][1]["w"] @ h) * p["scale"]
+
+
+def _net_params(rng):
+    return {"layers": [{"w": rng.standard_normal((4, 3)), "b": rng.standard_normal(4)},
+                       {"w": rng.standard_normal((2, 4))}],
+            "scale": np.array(1.5)}
+
+
+@pytest.mark.parametrize("jac", [ft.jacrev, ft.jacfwd], ids=["jacrev", "jacfwd"])
+def test_jacobians_of_pytree_params(jac, dxp):
+    rng = _rng()
+    _compare(dxp, jac(_net, argnums=(0, 1)), _net_params(rng), rng.standard_normal(3),
+             what=jac.__name__)
+
+
+def _scalar_net(p, x):
+    return fnp.sum(_net(p, x) ** 2) + 0.5 * fnp.sum(x[1:] * x[:-1])
+
+
+def test_hessian_and_hvp(dxp):
+    def run(p, x, v):
+        hess = ft.hessian(_scalar_net, argnums=1)(p, x)
+        hvp = ft.jvp(lambda x: ft.grad(_scalar_net, argnums=1)(p, x), (x,), (v,))[1]
+        hvp_params = ft.jvp(ft.grad(_scalar_net), (p, x), (p, v))[1]
+        return hess, hvp, hess @ v, hvp_params
+    rng = _rng()
+    _compare(dxp, run, _net_params(rng), rng.standard_normal(3), rng.standard_normal(3),
+             what="hessian and hvp")
+
+
+def test_linearize_and_vjp_of_pytrees(dxp):
+    def run(p, x, ct):
+        out, jvp_fn = ft.linearize(_net, p, x)
+        tangent = jvp_fn(ft.tree.map(lambda a: 0.5 * a, p), fnp.ones_like(x))
+        out2, vjp_fn = ft.vjp(_net, p, x)
+        return out, tangent, out2, vjp_fn(ct)
+    rng = _rng()
+    _compare(dxp, run, _net_params(rng), rng.standard_normal(3), rng.standard_normal(2),
+             what="linearize and vjp")
+
+
+def test_ravel_unravel_device_params(dxp):
+    def run(p, x):
+        flat, unravel = ft.tree.ravel(p)
+        g = ft.grad(lambda v: _scalar_net(unravel(v), x))(flat)
+        return flat, g, unravel(flat - 0.1 * g), unravel(g)
+    rng = _rng()
+    _compare(dxp, run, _net_params(rng), rng.standard_normal(3), what="ravel/unravel")
+
+
+# -- custom rules and checkpointing -----------------------------------------------------------
+
+@ft.custom_vjp
+def clipped_square(x):
+    return x ** 2
+
+
+def _clipped_fwd(x):
+    return x ** 2, x
+
+
+def _clipped_bwd(x, ct):
+    return (fnp.clip(2 * x * ct, -1.0, 1.0),)
+
+
+clipped_square.defvjp(_clipped_fwd, _clipped_bwd)
+
+
+@ft.custom_jvp
+def softplus(x):
+    return fnp.log1p(fnp.exp(x))
+
+
+@softplus.defjvp
+def _softplus_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return softplus(x), t / (1 + fnp.exp(-x))
+
+
+def test_custom_rules_under_vmap_and_grad(dxp):
+    def run(x):
+        f = lambda v: fnp.sum(clipped_square(v) * softplus(v))  # noqa: E731
+        return (ft.grad(f)(x[0]), ft.vmap(ft.grad(f))(x), ft.vmap(softplus)(x),
+                ft.jvp(softplus, (x,), (fnp.ones_like(x),))[1],
+                ft.vmap(ft.grad(lambda v: fnp.sum(softplus(v))))(x))
+    _compare(dxp, run, _rng().standard_normal((3, 4)), what="custom rules")
+
+
+def test_checkpointed_block_under_grad(dxp):
+    block = ft.checkpoint(lambda w, h: fnp.tanh(h @ w) + h)
+
+    def loss(ws, x):
+        h = x
+        for w in ws:
+            h = block(w, h)
+        return fnp.sum(h ** 2)
+    rng = _rng()
+    ws = [rng.standard_normal((3, 3)) for _ in range(3)]
+    _compare(dxp, ft.grad(loss), ws, rng.standard_normal((2, 3)), what="checkpoint")
+    _compare(dxp, ft.vmap(ft.grad(loss), in_dims=(None, 0)), ws, rng.standard_normal((2, 2, 3)),
+             what="vmap(grad(checkpoint))")
+
+
+# -- random draws from device keys ------------------------------------------------------------
+
+def test_random_draws_on_device_keys(dxp):
+    def run(x, logits):
+        k = fr.key(0, like=x)
+        ks = fr.split(k, 6)
+        return (fr.normal(ks[0], (3, 2), np.float32), fr.uniform(ks[1], (4,), minval=-1.0),
+                fr.bernoulli(ks[2], 0.3, (5,)), fr.categorical(ks[3], logits),
+                fr.permutation(ks[4], x), fr.permutation(ks[5], 6),
+                fr.fold_in(k, 3), ft.vmap(lambda kk: fr.normal(kk, (2,)))(fr.split(k, 3)))
+    rng = _rng()
+    _compare(dxp, run, rng.standard_normal(5), rng.standard_normal((2, 4)), what="random draws")
+
+
+# -- NumPy constants and Python lists meeting device data -------------------------------------
+
+def test_numpy_scalars_index_arrays_and_lists(dxp):
+    idx = np.array([0, 2])
+    mask = np.array([True, False, True])
+
+    def run(a, b):
+        return (a * np.float64(2.0), np.float32(3.0) + a, a[idx], a[:, idx], a[mask],
+                fnp.take(a, idx, axis=1), fnp.where(a > np.float64(0.0), a, np.float64(0.5)),
+                fnp.clip(a, np.float64(-0.5), 0.5), fnp.maximum(a, 0.0),
+                fnp.concatenate([a, b]), fnp.stack([a[0], b[0]]), a @ b.T,
+                fnp.einsum("ij,kj->ik", a, b), fnp.sum(a, axis=np.int64(0)),
+                fnp.reshape(a, [3, 3]), fnp.transpose(a, [1, 0]), fnp.pad(a, [(1, 0), (0, 1)]),
+                fnp.tile(a, [1, 2]), fnp.power(a, np.int64(2)), a ** np.float32(2.0),
+                fnp.linspace(0.0, 1.0, 3, like=a), fnp.zeros_like(a), fnp.full_like(a, 2.0),
+                fnp.asarray([1.0, 2.0], like=a), fnp.mean(a, axis=(0, 1)))
+    rng = _rng()
+    _compare(dxp, run, rng.standard_normal((3, 3)), rng.standard_normal((3, 3)),
+             what="numpy constants")
+
+
+def test_grad_through_numpy_constants(dxp):
+    idx = np.array([2, 0])
+
+    def f(a):
+        return fnp.sum(fnp.take(a, idx) * np.float64(3.0)) + fnp.sum(a[idx] ** np.int64(2)) \
+            + fnp.sum(fnp.where(a > 0, a, np.float64(0.1) * a)) + fnp.trace(fnp.outer(a, a))
+    _compare(dxp, lambda a: (ft.grad(f)(a), ft.vmap(ft.grad(f))(fnp.stack([a, 2 * a]))),
+             _rng().standard_normal(3), what="grad with numpy constants")
+
+
+# -- ft.jit on the device, and one jitted function for both backends --------------------------
+
+def test_jit_of_transforms_on_device(dxp):
+    rng = _rng()
+    params, (x, y) = _mlp(rng), _mlp_batch(rng)
+    hess = ft.jit(ft.hessian(_scalar_net, argnums=1))
+    jac = ft.jit(ft.jacrev(_net))
+    p, v = _net_params(rng), rng.standard_normal(3)
+    _compare(dxp, ft.jit(ft.vmap(ft.grad(_mlp_loss), in_dims=(None, 0, 0))), params, x, y,
+             what="jit(vmap(grad))")
+    _compare(dxp, hess, p, v, what="jit(hessian)")
+    _compare(dxp, jac, p, v, what="jit(jacrev)")
+
+
+def test_jit_alternating_numpy_and_device_inputs(dxp):
+    traces = []
+
+    def counted(p, x, y):
+        traces.append(fnp.shape(x))
+        return ft.vmap(ft.grad(_mlp_loss), in_dims=(None, 0, 0))(p, x, y)
+    run = ft.jit(counted)
+    rng = _rng()
+    for i in range(3):
+        params, (x, y) = _mlp(rng), _mlp_batch(rng)
+        want = per_example(params, x, y)
+        on_device = run(*_to(dxp, [params, x, y]))
+        on_host = run(params, x, y)
+        _check(dxp, on_device, want, f"jit on device, round {i}")
+        assert all(isinstance(g, np.ndarray) for g in optree.tree_leaves(on_host))
+        assert_close(list(optree.tree_leaves(on_host)), list(optree.tree_leaves(want)),
+                     rtol=2e-5, atol=1e-6, path=f"jit on numpy, round {i}")
+    assert len(traces) == 2, f"one trace per backend, got {len(traces)}"
