@@ -325,7 +325,10 @@ def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):
         shape = fnp.broadcast_shapes(shape_of(lower), shape_of(upper))
     shape = _shape(shape, "truncated_normal")
     root2 = math.sqrt(2.0)
-    a, b = _erf(lower / root2), _erf(upper / root2)
+    # scalar bounds as 0-d arrays of the draw's dtype on the key's device: _erf's where gives
+    # an array, which must neither sit on the host nor promote a float32 draw
+    a, b = (_erf((fnp.asarray(v, dtype, like=key) if isinstance(v, (int, float, np.generic))
+                  else v) / root2) for v in (lower, upper))
     u = uniform(key, shape, dtype, minval=a, maxval=b)
     return fnp.clip(root2 * _erfinv(u), lower, upper)
 

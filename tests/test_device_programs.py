@@ -354,3 +354,258 @@ def test_jit_alternating_numpy_and_device_inputs(dxp):
         assert_close(list(optree.tree_leaves(on_host)), list(optree.tree_leaves(want)),
                      rtol=2e-5, atol=1e-6, path=f"jit on numpy, round {i}")
     assert len(traces) == 2, f"one trace per backend, got {len(traces)}"
+
+
+# -- programs of the tutorials: MAML, the NTK, an ensemble with dropout -----------------------
+
+def _sine_net(p, x):
+    h = np.tanh(x @ p["W1"] + p["b1"])
+    return h @ p["W2"] + p["b2"]
+
+
+def _sine_params(rng):
+    return {"W1": rng.standard_normal((1, 6)) * 0.5, "b1": np.zeros(6),
+            "W2": rng.standard_normal((6, 1)) / np.sqrt(6), "b2": np.zeros(1)}
+
+
+def test_maml_meta_gradient(dxp):
+    def mse(p, x, y):
+        return np.mean((_sine_net(p, x) - y) ** 2)
+
+    def task_loss(p, xs, ys, xq, yq):
+        g = ft.grad(mse)(p, xs, ys)
+        return mse(ft.tree.map(lambda w, gw: w - 0.01 * gw, p, g), xq, yq)
+
+    def meta_loss(p, *tasks):
+        return np.mean(ft.vmap(task_loss, in_dims=(None, 0, 0, 0, 0))(p, *tasks))
+    rng = _rng()
+    tasks = [rng.uniform(-3.0, 3.0, (2, 4, 1)) for _ in range(4)]
+    _compare(dxp, ft.value_and_grad(meta_loss), _sine_params(rng), *tasks, what="maml")
+
+
+def test_ntk_two_ways(dxp):
+    def net(p, x):
+        return _sine_net(p, x)[0]
+
+    def run(p, xs):
+        grads = ft.vmap(ft.grad(net), in_dims=(None, 0))(p, xs)
+        jac = fnp.concatenate([fnp.reshape(g, (len(xs), -1)) for g in ft.tree.leaves(grads)],
+                              axis=1)
+
+        def outputs(p):
+            return ft.vmap(net, in_dims=(None, 0))(p, xs)
+        _, pullback = ft.vjp(outputs, p)
+
+        def column(e):
+            (direction,) = pullback(e)
+            return ft.jvp(outputs, (p,), (direction,))[1]
+        return jac @ jac.T, ft.vmap(column)(fnp.eye(len(xs), like=xs))
+    rng = _rng()
+    _compare(dxp, run, _sine_params(rng), np.linspace(-2.0, 2.0, 5)[:, None], what="ntk")
+
+
+def test_ensemble_with_dropout(dxp):
+    def init_member(key, x):
+        k1, k2 = fr.split(key)
+        return {"w1": fr.normal(k1, (8, x.shape[-1]), np.float32) / np.sqrt(x.shape[-1]),
+                "b1": fnp.zeros(8, np.float32, like=x),
+                "w2": fr.normal(k2, (3, 8), np.float32) / np.sqrt(8),
+                "b2": fnp.zeros(3, np.float32, like=x)}
+
+    def forward(p, key, x, rate, deterministic):
+        h = nn.relu(nn.linear(x, p["w1"], p["b1"]))
+        h = nn.dropout(key, h, rate, deterministic=deterministic)
+        return nn.linear(h, p["w2"], p["b2"])
+
+    def loss(p, key, x, y, rate):
+        return nn.cross_entropy(forward(p, key, x, rate, False), y)
+
+    def run(x, y):
+        keys = fr.split(fr.key(1, like=x), 4)
+        params = ft.vmap(init_member, in_dims=(0, None))(keys, x)
+        values, grads = ft.vmap(ft.value_and_grad(loss), in_dims=(0, 0, None, None, None))(
+            params, fr.split(keys[0], 4), x, y, 0.3)
+        opt = optim.adamw(1e-2)
+        updates, _ = opt.update(grads, opt.init(params), params)
+        params = optim.apply_updates(params, updates)
+        logits = ft.vmap(forward, in_dims=(0, None, None, None, None))(params, keys[1], x,
+                                                                       0.3, True)
+        return values, params, fnp.argmax(nn.softmax(logits).mean(0), -1)
+    rng = _rng()
+    _compare(dxp, run, rng.standard_normal((5, 6)).astype(np.float32), rng.integers(0, 3, 5),
+             what="ensemble")
+
+
+# -- a transformer with embeddings, and host labels and tokens on device parameters -----------
+
+def _lm_params(rng, vocab=7):
+    p = _block_params(rng)
+    p["tok"] = (rng.standard_normal((vocab, D)) / np.sqrt(D)).astype(np.float32)
+    p["pos"] = (rng.standard_normal((L, D)) / np.sqrt(D)).astype(np.float32)
+    return p
+
+
+def _lm_loss(p, tokens):
+    h = nn.embedding(tokens, p["tok"]) + p["pos"]
+    a = nn.layer_norm(h, D, p["ln_w"], p["ln_b"])
+    q, k, v = nn.linear(a, p["wq"]), nn.linear(a, p["wk"]), nn.linear(a, p["wv"])
+    h = h + nn.linear(nn.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                                      scale=np.float32(1 / np.sqrt(D))), p["wo"])
+    return nn.cross_entropy(nn.linear(h, p["tok"]), tokens, reduction="sum") / np.float32(L)
+
+
+def test_language_model_per_example_grads(dxp):
+    rng = _rng()
+    tokens = rng.integers(0, 7, (3, L))
+    run = ft.vmap(ft.grad(_lm_loss), in_dims=(None, 0))
+    _compare(dxp, run, _lm_params(rng), tokens, what="lm per-example grads")
+    _compare(dxp, lambda p: run(p, tokens), _lm_params(rng), what="lm with numpy tokens")
+
+
+def test_numpy_labels_and_conditions_on_device_data(dxp):
+    rng = _rng()
+    x, y = _mlp_batch(rng)
+    _compare(dxp, lambda p, x: per_example(p, x, y), _mlp(rng), x, what="numpy labels")
+    _compare(dxp, lambda p, x: ft.grad(_mlp_loss)(p, x[0], y[0]), _mlp(rng), x,
+             what="a numpy scalar label")
+    _compare(dxp, lambda p, x: ft.grad(_mlp_loss)(p, x[0], int(y[0])), _mlp(rng), x,
+             what="a python label")
+    mask = x > 0
+
+    def masked(x):
+        return (fnp.where(mask, x, -x), fnp.select([mask, ~mask], [x, 2 * x]),
+                fnp.piecewise(x, [mask], [lambda v: v ** 2, lambda v: -v]))
+    _compare(dxp, ft.vmap(lambda m, x: fnp.where(m, x, 0.0)), mask, x, what="batched mask")
+    _compare(dxp, lambda x: ft.vmap(lambda m, x: fnp.where(m, x ** 2, 0.0))(mask, x), x,
+             what="batched numpy mask")
+    _compare(dxp, lambda x: ft.vmap(lambda m, x: fnp.select([m], [x], 1.0))(mask, x), x,
+             what="batched numpy select")
+    _compare(dxp, masked, x, what="numpy masks")
+    _compare(dxp, ft.grad(lambda x: sum(fnp.sum(o) for o in masked(x))), x,
+             what="grad through numpy masks")
+    _compare(dxp, lambda p, x: ft.grad(lambda p: fnp.mean(
+        ft.vmap(_mlp_loss, in_dims=(None, 0, 0))(p, x, y)))(p), _mlp(rng), x,
+        what="grad with numpy labels")
+
+
+# -- second order over parameters, jacobian options, vmap dims --------------------------------
+
+def test_hessian_over_param_pytree(dxp):
+    rng = _rng()
+    params, (x, y) = _mlp(rng, 3, 2, 2, np.float64), _mlp_batch(rng, 2, 3, 2, np.float64)
+
+    def run(p, x, y):
+        def loss(p):
+            return fnp.mean(ft.vmap(_mlp_loss, (None, 0, 0))(p, x, y))
+        return ft.hessian(loss)(p), ft.jacrev(ft.grad(loss))(p)
+    _compare(dxp, run, params, x, y, what="hessian over params")
+
+
+def test_numpy_scalar_parameter_among_device_parameters(dxp):
+    def loss(p, x):
+        return fnp.sum(fnp.tanh(p["w"] @ x) * p["scale"]) + p["scale"] ** 2
+
+    def run(w, x):
+        p = {"w": w, "scale": np.float64(1.5)}
+        return (ft.grad(loss)(p, x), ft.jacrev(loss)(p, x), ft.jacfwd(loss)(p, x),
+                ft.hessian(loss)(p, x))
+    rng = _rng()
+    _compare(dxp, run, rng.standard_normal((2, 3)), rng.standard_normal(3),
+             what="numpy scalar parameter")
+
+
+def test_jacobian_options(dxp):
+    def f(x, w):
+        y = fnp.tanh(w @ x)
+        return {"y": y, "s": fnp.sum(y ** 2)}, fnp.max(y)
+
+    def run(x, w):
+        return (ft.jacrev(f, argnums=(0, 1), has_aux=True, chunk_size=2)(x, w),
+                ft.jacfwd(f, has_aux=True)(x, w))
+    rng = _rng()
+    _compare(dxp, run, rng.standard_normal(3), rng.standard_normal((4, 3)), what="jacobians")
+
+
+def test_vmap_dims_and_nesting(dxp):
+    def f(p, x):
+        return {"out": p["w"] @ x + p["b"], "norm": fnp.linalg.norm(x)}
+
+    def run(p, xs):
+        moved = fnp.moveaxis(xs, 0, -1)
+        a = ft.vmap(f, in_dims=({"w": None, "b": 0}, -1), out_dims={"out": 1, "norm": 0})(
+            {"w": p["w"], "b": fnp.stack([p["b"]] * 5)}, moved)
+        b = ft.vmap(ft.vmap(f, in_dims=(None, 0)), in_dims=(None, 0))(p, xs.reshape(5, 1, 3))
+        c = ft.vmap(f, in_dims=(None, 0), chunk_size=2)(p, xs)
+        return a, b, c
+    rng = _rng()
+    _compare(dxp, run, {"w": rng.standard_normal((2, 3)), "b": rng.standard_normal(2)},
+             rng.standard_normal((5, 3)), what="vmap dims")
+
+
+# -- linear algebra, special functions and FFTs in a program ----------------------------------
+
+def test_gaussian_process_marginal_likelihood(dxp):
+    def nll(log_ell, log_noise, x, y):
+        d = x[:, None] - x[None, :]
+        k = fnp.exp(-0.5 * d ** 2 / fnp.exp(2 * log_ell)) \
+            + fnp.exp(2 * log_noise) * fnp.eye(len(x), like=x)
+        chol = fnp.linalg.cholesky(k)
+        alpha = ft.scipy.linalg.cho_solve((chol, True), y)
+        sign, logdet = fnp.linalg.slogdet(k)
+        return 0.5 * y @ alpha + 0.5 * logdet + fnp.sum(fnp.log(fnp.diagonal(chol))) * 0.0
+
+    rng = _rng()
+    x = np.sort(rng.uniform(-2, 2, 6))
+    _compare(dxp, ft.value_and_grad(nll, argnums=(0, 1)), np.array(0.1), np.array(-1.0), x,
+             np.sin(x), what="gp nll")
+    _compare(dxp, lambda a, b, x, y: ft.hessian(nll, argnums=(0, 1))(a, b, x, y),
+             np.array(0.1), np.array(-1.0), x, np.sin(x), what="gp hessian")
+
+
+def test_special_functions_and_fft_losses(dxp):
+    sp = ft.scipy.special
+
+    def loss(w, x):
+        z = x @ w
+        spec = fnp.abs(fnp.fft.rfft(z, axis=0)) ** 2
+        return (fnp.sum(sp.logsumexp(z, axis=-1)) + fnp.sum(sp.erf(z)) + fnp.sum(spec)
+                + fnp.sum(sp.xlogy(sp.expit(z), sp.expit(z))) + ft.scipy.stats.norm.logpdf(z).sum())
+    rng = _rng()
+    _compare(dxp, lambda w, x: (ft.grad(loss)(w, x), ft.vmap(ft.grad(loss), (None, 0))(
+        w, fnp.stack([x, -x]))), rng.standard_normal((3, 2)), rng.standard_normal((4, 3)),
+        what="special and fft")
+
+
+# -- more random draws, a jitted training step ------------------------------------------------
+
+def test_more_random_draws(dxp):
+    def run(x, p):
+        ks = fr.split(fr.key(7, like=x), 5)
+        return (fr.truncated_normal(ks[0], -1.0, 1.0, (4,)), fr.randint(ks[1], (3,), 0, 10),
+                fr.gumbel(ks[2], (2, 2), np.float32), fr.choice(ks[3], 5, (3,), p=p),
+                fr.choice(ks[4], x, (2,), replace=False), fr.bits(ks[0], (3,), np.uint8),
+                fr.normal(ks[1], (2,)) * x[:2] + x[2:4])
+    rng = _rng()
+    p = rng.uniform(size=5)
+    _compare(dxp, run, rng.standard_normal(5), p / p.sum(), what="more random draws")
+
+
+def test_jitted_training_step(dxp):
+    opt = optim.adam(1e-2)
+
+    @ft.jit
+    def step(params, state, x, y):
+        loss, grads = ft.value_and_grad(
+            lambda p: fnp.mean(ft.vmap(_mlp_loss, (None, 0, 0))(p, x, y)))(params)
+        updates, state = opt.update(grads, state, params)
+        return optim.apply_updates(params, updates), state, loss
+
+    def run(params, x, y):
+        state = opt.init(params)
+        losses = []
+        for _ in range(3):
+            params, state, loss = step(params, state, x, y)
+            losses.append(loss)
+        return params, state, losses
+    rng = _rng()
+    _compare(dxp, run, _mlp(rng), *_mlp_batch(rng), what="jitted training step")

@@ -125,6 +125,13 @@ class _Split:
         return optree.tree_unflatten(self.tree, [0] * len(self.leaves))
 
 
+def _dynamic_values(split, xp):
+    """The dynamic leaves as the compiled program takes them: Python scalars become 0-d arrays
+    of the program's array module (a device program's kernels refuse NumPy arrays)."""
+    return [xp.asarray(x) if type(x) in _SCALARS else x
+            for x, d in zip(split.leaves, split.dynamic) if d]
+
+
 def _check_hashable(value, what):
     try:
         hash(value)
@@ -140,6 +147,7 @@ class _Compiled:
 
     def __init__(self, traced, optimized, xp):
         self.traced, self.optimized, self.out_tree = traced, optimized, traced.out_tree
+        self.xp = xp
         single = self.out_tree.num_leaves == 1 and self.out_tree.num_nodes == 1
         self.fn = generate(optimized, xp, single=single)
         if single:
@@ -186,11 +194,9 @@ class Jitted:
         split = _Split(self, args, kwargs)
         if split.holds_tensor:
             return self.f(*args, **kwargs)
-        values = [np.asarray(x) if type(x) in _SCALARS else x
-                  for x, d in zip(split.leaves, split.dynamic) if d]
         compiled = self._cache.get(split.key)
         if compiled is not None:
-            return compiled.run(*values)
+            return compiled.run(*_dynamic_values(split, compiled.xp))
         compiled, first = self._compile(split, args, kwargs)
         return optree.tree_unflatten(compiled.out_tree, first)  # the tracing run's outputs
 
@@ -199,12 +205,13 @@ class Jitted:
         return self if obj is None else functools.partial(self, obj)
 
     def _compile(self, split, args, kwargs):
-        leaves = [np.asarray(x) if d and type(x) in _SCALARS else x
+        xp = array_module([x for x, d in zip(split.leaves, split.dynamic)
+                           if d and type(x) not in _SCALARS], "ft.jit")
+        leaves = [xp.asarray(x) if d and type(x) in _SCALARS else x
                   for x, d in zip(split.leaves, split.dynamic)]
         traced, first = trace(self.f, leaves, split.dynamic, split.rebuild,
                               split.input_names())
-        arrays = [x for x, d in zip(leaves, split.dynamic) if d]
-        compiled = _Compiled(traced, optimize(traced), array_module(arrays, "ft.jit"))
+        compiled = _Compiled(traced, optimize(traced), xp)
         compiled.fast_key = None
         if not kwargs and not self.static_argnums and all(
                 type(a) is np.ndarray or is_array(a) for a in args):

@@ -7,7 +7,8 @@ unused side of a `where` never produces inf or NaN (so gradients stay finite too
 import numpy as np
 
 from .. import numpy as fnp
-from ..numpy._util import dtype_of, normalize_axis, on_device_of
+from ..numpy._indexing import on_device_of
+from ..numpy._util import dtype_of, normalize_axis
 from ..ops.checks import check_index_range
 from ..ops.elementwise import stop_gradient
 from ..ops.special import erf
@@ -298,8 +299,8 @@ def cross_entropy(logits, labels, reduction="mean", axis=-1):
     # directions than -sum(one_hot * log_softmax), and as accurate (both use the shifted form).
     axis = normalize_axis(axis, fnp.ndim(logits))
     n = fnp.shape(logits)[axis]
-    labels = on_device_of(labels, logits)
     labels = check_index_range(labels, size=n, what="cross_entropy: label")  # as PyTorch
+    labels = on_device_of(labels, logits, size=n)
     shifted = logits - _max_shift(logits, axis)
     classes = fnp.arange(n, like=logits)
     if axis != fnp.ndim(logits) - 1:

@@ -2,7 +2,8 @@
 import numpy as np
 
 from ..ops import elementwise as ew
-from ._util import dtype_of, on_device_of, reject, is_wrapper
+from ._indexing import on_device_of
+from ._util import dtype_of, reject, is_wrapper
 
 
 def float_power(x1, x2):

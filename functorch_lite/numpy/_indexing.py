@@ -40,6 +40,28 @@ def parse_index(idx, xp=np):
     return tuple(static), arrays
 
 
+def on_device_of(a, *data, size=None):
+    """`a`, an operand that only selects (an integer index array, labels, a condition), moved
+    to the device module of the first of `data` (the values it picks from) that has one. CuPy
+    takes NumPy index arrays in indexing; the library takes them wherever an operand selects.
+
+    A NumPy array or scalar is copied over. A value under vmap holding NumPy data (batched
+    labels or conditions) moves through indexing, whose rules carry NumPy index arrays to the
+    data under every transform: it picks from a device table, arange(size) for integers known
+    to lie in [0, size) (labels), else [False, True] by its truth values (a condition).
+    Anything else, and everything on a NumPy program, passes unchanged."""
+    if not isinstance(a, (np.ndarray, np.generic, Tensor)):
+        return a
+    xp = next((m for m in map(xp_of, data) if m is not np), np)
+    if xp is np or xp_of(a) is not np:
+        return a
+    if not isinstance(a, Tensor):
+        return xp.asarray(a)
+    if a.dtype == np.bool_ or size is None:
+        return getitem(xp.asarray([False, True]), ew.astype(ew.not_equal(a, 0), dtype=np.intp))
+    return getitem(xp.arange(size, dtype=a.dtype), a)
+
+
 def getitem(a, idx):
     """a[idx] for ints, slices, None, Ellipsis, integer arrays and boolean masks."""
     index, arrays = parse_index(idx, xp_of(a))

@@ -11,7 +11,8 @@ import numpy as np
 from ..ops import elementwise as ew
 from ._reductions import all as _all
 from ._shape import broadcast_to
-from ._util import as_operand, dtype_of, ndim, on_device_of, shape, xp_of
+from ._indexing import on_device_of
+from ._util import as_operand, dtype_of, ndim, shape, xp_of
 
 
 def _weak_result_type(*operands):

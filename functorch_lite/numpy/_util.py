@@ -136,16 +136,3 @@ def reject(name, **unsupported):
 def xp_of(a):
     """The array module (numpy or cupy) of an array or wrapper."""
     return a.xp if isinstance(a, Tensor) else module_of(a)
-
-
-def on_device_of(a, *data):
-    """`a`, a NumPy index or mask array, moved to the device module of the first of `data` (the
-    values it picks from) that has one. CuPy takes NumPy index arrays in indexing; the library
-    takes them wherever an operand only selects (labels, where's condition). Anything else, and
-    everything on a NumPy program, passes unchanged."""
-    if type(a) is np.ndarray:
-        for d in data:
-            xp = xp_of(d)
-            if xp is not np:
-                return xp.asarray(a)
-    return a
