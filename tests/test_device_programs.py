@@ -501,17 +501,27 @@ def test_hessian_over_param_pytree(dxp):
     _compare(dxp, run, params, x, y, what="hessian over params")
 
 
-def test_numpy_scalar_parameter_among_device_parameters(dxp):
+@pytest.mark.parametrize("scale", [np.float64(1.5), 1.5], ids=["numpy", "python"])
+def test_scalar_parameter_among_device_parameters(scale, dxp):
     def loss(p, x):
         return fnp.sum(fnp.tanh(p["w"] @ x) * p["scale"]) + p["scale"] ** 2
 
     def run(w, x):
-        p = {"w": w, "scale": np.float64(1.5)}
+        p = {"w": w, "scale": scale}
         return (ft.grad(loss)(p, x), ft.jacrev(loss)(p, x), ft.jacfwd(loss)(p, x),
                 ft.hessian(loss)(p, x))
     rng = _rng()
     _compare(dxp, run, rng.standard_normal((2, 3)), rng.standard_normal(3),
-             what="numpy scalar parameter")
+             what="scalar parameter")
+
+
+def test_python_float_against_device_data(dxp):
+    def run(x):
+        f = lambda s: fnp.sum(fnp.sin(s * x))  # noqa: E731
+        return (ft.grad(f)(2.0), ft.grad(ft.grad(f))(2.0), ft.jvp(f, (2.0,), (1.0,)),
+                ft.vjp(lambda s: fnp.sin(s * x), 2.0)[1](x), ft.jacrev(lambda s: s * x)(2.0),
+                ft.value_and_grad(f)(np.float32(2.0)))
+    _compare(dxp, run, _rng().standard_normal(3), what="python float")
 
 
 def test_jacobian_options(dxp):

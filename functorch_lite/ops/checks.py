@@ -5,7 +5,7 @@ from ..dispatch import defop
 
 
 def _check_index_range_kernel(xp, x, *, size, what):
-    bad = (x < 0) | (x >= size)
+    bad = xp.asarray((x < 0) | (x >= size))   # a Python int label gives a Python bool
     if bad.any():
         value = int(x[bad].ravel()[0])
         raise IndexError(f"{what} {value} is out of range: with {size} classes it must be in "

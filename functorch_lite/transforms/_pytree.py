@@ -43,8 +43,9 @@ def dtype_of(x):
 
 
 def as_differentiable_leaf(x, where, transform):
-    """A leaf to differentiate: arrays and wrappers pass, Python floats become 0-d float64
-    arrays; integer, bool and non-numeric leaves are refused with the position named."""
+    """A leaf to differentiate: arrays and wrappers pass, Python floats become NumPy float64
+    (complex128) scalars, which mix with device arrays as CuPy allows (a 0-d NumPy array
+    would not); integer, bool and non-numeric leaves are refused with the position named."""
     if isinstance(x, Tensor) or is_array(x):
         dt = dtype_of(x)
         if dt.kind not in "fc":
@@ -53,7 +54,7 @@ def as_differentiable_leaf(x, where, transform):
                             "argnums")
         return x
     if isinstance(x, (float, complex)) and not isinstance(x, bool):
-        return np.asarray(x)
+        return np.asarray(x)[()]
     if isinstance(x, numbers.Number):
         raise TypeError(f"{transform} needs floating-point inputs to differentiate; {where} is "
                         f"the Python {type(x).__name__} {x!r}. Pass a float (e.g. {float(x)!r}) "

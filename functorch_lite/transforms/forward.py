@@ -161,9 +161,10 @@ def _is_value(x):
 
 
 def _as_primal(x):
-    """Arrays and wrappers pass; a Python float becomes a 0-d float64 array (as torch.func)."""
+    """Arrays and wrappers pass; a Python float becomes a NumPy float64 scalar, which mixes
+    with device arrays as CuPy allows (a 0-d NumPy array would not)."""
     if isinstance(x, (float, complex)) and not isinstance(x, bool):
-        return np.asarray(x)
+        return np.asarray(x)[()]
     return x
 
 
@@ -194,7 +195,7 @@ def check_tangent(p, t, where):
                         f"pass None (or a float0 array of shape {_shape(p)}) as its tangent, as "
                         "in JAX")
     if isinstance(t, (float, complex, int)) and not isinstance(t, bool) and _shape(p) == ():
-        return np.asarray(t, dtype=pdt)
+        return np.asarray(t, dtype=pdt)[()]       # a NumPy scalar, as _as_primal
     if not _is_value(t):
         raise TypeError(f"{where}: the tangent is a {type(t).__name__}, not an array")
     if _shape(t) != _shape(p):

@@ -147,12 +147,16 @@ def hessian(f, argnums=0):
 
 def _forward_basis(leaves):
     """One batch of tangents per input leaf: together they are the rows of the identity of
-    size N = total size, the k-th example perturbing the k-th input element."""
+    size N = total size, the k-th example perturbing the k-th input element. A NumPy scalar
+    leaf (a Python float) gets its block on the device of the other leaves, if any: the
+    scalar mixes with device arrays, a NumPy block would not."""
     sizes = [int(np.prod(tuple(fnp.shape(x)), dtype=np.int64)) for x in leaves]
     n = sum(sizes)
+    modules = [x.xp if isinstance(x, Tensor) else module_of(x) for x in leaves]
+    device = next((xp for xp in modules if xp is not np), np)
     out, start = [], 0
-    for x, size in zip(leaves, sizes):
-        xp = x.xp if isinstance(x, Tensor) else module_of(x)
+    for x, xp, size in zip(leaves, modules, sizes):
+        xp = device if isinstance(x, np.generic) else xp
         block = xp.zeros((n, size), dtype=x.dtype)
         block[start:start + size] = xp.eye(size, dtype=x.dtype)
         out.append(block.reshape((n,) + tuple(fnp.shape(x))))
