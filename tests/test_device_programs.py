@@ -336,6 +336,17 @@ def test_jit_of_transforms_on_device(dxp):
     _compare(dxp, jac, p, v, what="jit(jacrev)")
 
 
+def _check_host(got, want, what):
+    """got (a NumPy run) has want's structure and NumPy arrays equal to want's leaves."""
+    got_leaves, got_spec = optree.tree_flatten(got)
+    want_leaves, want_spec = optree.tree_flatten(want)
+    assert got_spec == want_spec, f"{what}: structure {got_spec}, expected {want_spec}"
+    for i, (g, w) in enumerate(zip(got_leaves, want_leaves)):
+        assert isinstance(g, (np.ndarray, np.generic)), f"{what}[{i}]: {type(g).__name__}"
+        assert_close(g, w, rtol=lambda dt: RTOL.get(dt, 0.0), atol=lambda dt: ATOL.get(dt, 0.0),
+                     path=f"{what}[{i}]")
+
+
 def test_jit_alternating_numpy_and_device_inputs(dxp):
     traces = []
 
@@ -350,9 +361,7 @@ def test_jit_alternating_numpy_and_device_inputs(dxp):
         on_device = run(*_to(dxp, [params, x, y]))
         on_host = run(params, x, y)
         _check(dxp, on_device, want, f"jit on device, round {i}")
-        assert all(isinstance(g, np.ndarray) for g in optree.tree_leaves(on_host))
-        assert_close(list(optree.tree_leaves(on_host)), list(optree.tree_leaves(want)),
-                     rtol=2e-5, atol=1e-6, path=f"jit on numpy, round {i}")
+        _check_host(on_host, want, f"jit on numpy, round {i}")
     assert len(traces) == 2, f"one trace per backend, got {len(traces)}"
 
 
@@ -619,3 +628,80 @@ def test_jitted_training_step(dxp):
         return params, state, losses
     rng = _rng()
     _compare(dxp, run, _mlp(rng), *_mlp_batch(rng), what="jitted training step")
+
+
+# -- more layers, Python lists, jit with Python scalars and static arguments ------------------
+
+def test_more_layers_under_vmap_grad(dxp):
+    def loss(p, x, y):
+        h = nn.conv1d(x, p["k1"], padding=1, stride=1)                        # (4, 6)
+        h = nn.silu(nn.max_pool1d(h, 2)) + nn.avg_pool1d(h, 2)                # (4, 3)
+        h = nn.conv_transpose1d(h[None], p["kt"], stride=2)[0]                # (2, 7)
+        h = nn.softplus(nn.linear(fnp.reshape(h, (-1,)), p["w"]))             # (3,)
+        logp = nn.log_softmax(h)
+        target = nn.one_hot(y, 3, dtype=h.dtype)
+        return (-fnp.sum(target * logp) + nn.mse_loss(nn.softmax(h), target)
+                + nn.logsumexp(nn.sigmoid(h)) + fnp.sum(nn.gelu(h, approximate=False)))
+    rng = _rng()
+    p = {"k1": rng.standard_normal((4, 2, 3)), "kt": rng.standard_normal((4, 2, 3)),
+         "w": rng.standard_normal((3, 14))}
+    x, y = rng.standard_normal((3, 2, 6)), rng.integers(0, 3, 3)
+    _compare(dxp, ft.vmap(ft.grad(loss), in_dims=(None, 0, 0)), p, x, y, what="more layers")
+
+
+def test_python_lists_on_device_data(dxp):
+    def run(a):
+        return (a[[0, 1]], a[:, [1, 0]], fnp.take(a, [1, 0], axis=0),
+                fnp.moveaxis(a, [0, 1], [1, 0]), fnp.sum(a, axis=(0,), keepdims=True),
+                fnp.array([a[0, 0], a[1, 1], 2.0]), fnp.stack([a[0], a[1]], axis=1),
+                fnp.concatenate([a, a], axis=-1), fnp.split(a, [1], axis=0),
+                fnp.broadcast_to(a[0], [2, 3]), fnp.expand_dims(a, [0, 2]),
+                fnp.linalg.norm(a, axis=1), fnp.cumsum(a, axis=0), fnp.sort(a, axis=-1),
+                fnp.argsort(a[0]), fnp.max(a, axis=0), fnp.var(a, ddof=1), fnp.std(a, axis=0),
+                fnp.median(a), fnp.quantile(a, 0.25), fnp.where(a > 0)[0])
+
+    def g(a):
+        def f(a):
+            b = a.at[[0, 1]].add(1.0).at[np.array([1])].set(np.float64(-1.0))
+            return fnp.sum(b ** 2) + sum(fnp.sum(o) for o in ft.tree.leaves(run(a)[:-3]))
+        return ft.grad(f)(a)
+    rng = _rng()
+    _compare(dxp, run, rng.standard_normal((2, 3)), what="python lists")
+    _compare(dxp, g, rng.standard_normal((2, 3)), what="grad with python lists")
+
+
+def test_jit_with_python_scalars_and_static_args(dxp):
+    def step(p, x, y, lr, n_steps):
+        for _ in range(n_steps):
+            g = ft.grad(lambda p: fnp.mean(ft.vmap(_mlp_loss, (None, 0, 0))(p, x, y)))(p)
+            p = ft.tree.map(lambda w, gw: w - lr * gw, p, g)
+        return p
+    jitted = ft.jit(step, static_argnums=4)
+    rng = _rng()
+    params, (x, y) = _mlp(rng), _mlp_batch(rng)
+    for lr in (0.1, 0.2):
+        _compare(dxp, lambda p, x, y: jitted(p, x, y, lr, 2), params, x, y, what="jit scalars")
+    assert jitted.traces == 2
+
+
+def test_jit_of_more_programs(dxp):
+    def dropout_loss(p, x, key):
+        return _block_loss(p, x, key)
+
+    def programs(p, xs, x, w, v):
+        keys = fr.split(fr.key(3, like=xs), xs.shape[0])
+        out, jvp_fn = ft.linearize(lambda x: _scalar_net(w, x), x)
+        return (ft.vmap(ft.grad(dropout_loss), in_dims=(None, 0, 0))(p, xs, keys),
+                ft.jacfwd(_net, argnums=1)(w, x), out, jvp_fn(v),
+                ft.grad(lambda v: fnp.sum(clipped_square(v) * softplus(v)))(v),
+                ft.grad(lambda w: fnp.sum(ft.checkpoint(lambda w: fnp.tanh(w["layers"][0]["w"]
+                                                                           @ x))(w) ** 2))(w),
+                fr.normal(keys[0], (3,), np.float32), nn.dropout(keys[1], v, 0.5))
+    rng = _rng()
+    args = (_block_params(rng), rng.standard_normal((2, L, D)).astype(np.float32),
+            rng.standard_normal(3), _net_params(rng), rng.standard_normal(3))
+    jitted = ft.jit(programs)
+    want = programs(*args)
+    for _ in range(2):   # the tracing run, then the compiled program
+        _check(dxp, jitted(*_to(dxp, list(args))), want, "jit of more programs")
+        _check_host(jitted(*args), want, "jit of more programs on numpy")

@@ -361,6 +361,10 @@ def array(object, dtype=None, *, copy=True, like=None, ndmin=0):
         return asarray(object, dtype)
     if isinstance(object, (list, tuple)) and any(isinstance(o, Tensor) for o in object):
         from ._shape import stack
-        return stack([asarray(o, dtype) for o in object])
+        ref = next(o for o in object if isinstance(o, Tensor))
+        # Python and NumPy scalars among the wrappers join them on their device
+        scalars = (int, float, complex, np.generic)
+        return stack([asarray(o, dtype, like=ref if isinstance(o, scalars) else None)
+                      for o in object])
     xp = _data_module(object) if like is None else xp_of(like)
     return xp.array(object, dtype=dtype, copy=copy, ndmin=ndmin)
