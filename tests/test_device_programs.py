@@ -705,3 +705,23 @@ def test_jit_of_more_programs(dxp):
     for _ in range(2):   # the tracing run, then the compiled program
         _check(dxp, jitted(*_to(dxp, list(args))), want, "jit of more programs")
         _check_host(jitted(*args), want, "jit of more programs on numpy")
+
+
+def test_multi_head_attention_with_host_masks(dxp):
+    heads = 2
+
+    def attend(p, x, pad):
+        q, k, v = (fnp.swapaxes(fnp.reshape(nn.linear(x, p[n]), (L, heads, D // heads)), 0, 1)
+                   for n in ("wq", "wk", "wv"))
+        keep = fnp.logical_and(pad[None, :], pad[:, None])     # (L, L), a NumPy bool mask
+        o = nn.scaled_dot_product_attention(q, k, v, attn_mask=keep | np.eye(L, dtype=bool))
+        o = fnp.reshape(fnp.swapaxes(o, 0, 1), (L, D))
+        return fnp.sum(nn.linear(o, p["wo"]) ** 2)
+
+    rng = _rng()
+    pads = np.arange(L)[None, :] < np.array([[L], [L - 1], [2]])    # (3, L) keep masks
+    xs = rng.standard_normal((3, L, D)).astype(np.float32)
+    run = ft.vmap(ft.grad(attend), in_dims=(None, 0, 0))
+    _compare(dxp, lambda p, xs: run(p, xs, pads), _block_params(rng), xs, what="host masks")
+    _compare(dxp, lambda p, xs: ft.grad(attend)(p, xs[0], pads[1]), _block_params(rng), xs,
+             what="host mask")

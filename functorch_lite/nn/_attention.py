@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .. import numpy as fnp
+from ..numpy._indexing import on_device_of
 from ..numpy._util import dtype_of
 from ._activations import softmax
 
@@ -61,7 +62,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
         causal = fnp.tril(fnp.ones((length, source), dtype=bool, like=scores))
         scores = scores + fnp.astype(fnp.where(causal, 0.0, -np.inf), dtype_of(scores))
     if attn_mask is not None:
-        if dtype_of(attn_mask) == np.bool_:
+        if dtype_of(attn_mask) == np.bool_:   # a NumPy mask selects: it follows the scores
+            attn_mask = on_device_of(attn_mask, scores)
             attn_mask = fnp.astype(fnp.where(attn_mask, 0.0, -np.inf), dtype_of(scores))
         scores = scores + attn_mask
     return fnp.matmul(softmax(scores, axis=-1), value)
