@@ -17,9 +17,11 @@ import numpy as np
 import optree
 
 from . import numpy as fnp
-from .numpy._util import dtype_of, shape
+from .numpy._util import dtype_of, shape, xp_of
 
 __all__ = ["map", "leaves", "structure", "flatten", "unflatten", "stack", "unstack", "ravel"]
+
+_SCALARS = (int, float, complex, np.generic)
 
 
 def map(f, tree, *rest, is_leaf=None):
@@ -229,8 +231,10 @@ def ravel(tree):
     sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
     common = np.result_type(*dtypes) if dtypes else np.dtype(np.float64)
     if flat:
-        vector = fnp.concatenate([fnp.ravel(fnp.asarray(x, dtype=common))
-                                  for x in flat])
+        # Python and NumPy scalar leaves join the array leaves on their device
+        device = next((x for x in flat if hasattr(x, "shape") and xp_of(x) is not np), None)
+        vector = fnp.concatenate([fnp.ravel(fnp.asarray(
+            x, dtype=common, like=device if isinstance(x, _SCALARS) else None)) for x in flat])
     else:
         vector = np.zeros(0, common)
     offsets = np.cumsum([0] + sizes)

@@ -725,3 +725,32 @@ def test_multi_head_attention_with_host_masks(dxp):
     _compare(dxp, lambda p, xs: run(p, xs, pads), _block_params(rng), xs, what="host masks")
     _compare(dxp, lambda p, xs: ft.grad(attend)(p, xs[0], pads[1]), _block_params(rng), xs,
              what="host mask")
+
+
+def test_host_selectors_and_scalars_under_jit(dxp):
+    idx, rng = np.array([2, 0]), _rng()
+    x, y = _mlp_batch(rng)
+    mask = x[:, :3] > 0
+
+    def f(p, xb, s):
+        h = fnp.where(mask, xb[:, idx[0]:idx[0] + 3], np.float32(0.5) * s)
+        loss = fnp.mean(ft.vmap(_mlp_loss, (None, 0, 0))(p, xb, y)) + fnp.sum(h[idx] ** 2)
+        grads = ft.grad(lambda p: fnp.mean(ft.vmap(_mlp_loss, (None, 0, 0))(p, xb, y)))(p)
+        return loss, grads, fnp.take(xb, idx, axis=1), ft.vmap(fnp.where, (0, 0, None))(mask, xb[:, :3], 1.0)
+    jitted = ft.jit(f)
+    params = _mlp(rng)
+    want = jitted(params, x, 2.0)    # a Python scalar argument is traced as a float64 0-d array
+    for _ in range(2):
+        _check(dxp, jitted(*_to(dxp, [params, x]), 2.0), want, "jit with host selectors")
+
+
+def test_tree_utilities_on_device_params(dxp):
+    def run(w, b):
+        p = {"w": w, "b": b, "s": 1.5, "t": np.float32(0.5)}
+        flat, unravel = ft.tree.ravel(p)
+        stacked = ft.tree.stack([{"w": w, "b": b}, {"w": 2 * w, "b": b - 1}])
+        return (flat, unravel(flat * 2), stacked, ft.tree.unstack(stacked),
+                ft.vmap(lambda q: fnp.sum(q["w"]) * q["b"])(stacked),
+                optim.global_norm(p), optim.clip_by_global_norm(p, 0.5))
+    rng = _rng()
+    _compare(dxp, run, rng.standard_normal((2, 3)), rng.standard_normal(3), what="tree utils")
