@@ -754,3 +754,41 @@ def test_tree_utilities_on_device_params(dxp):
                 optim.global_norm(p), optim.clip_by_global_norm(p, 0.5))
     rng = _rng()
     _compare(dxp, run, rng.standard_normal((2, 3)), rng.standard_normal(3), what="tree utils")
+
+
+def test_custom_rules_and_checkpoint_policies_in_depth(dxp):
+    def scaled(x, k):
+        return x * k
+
+    scaled = ft.custom_vjp(scaled, nondiff_argnums=(1,))
+    scaled.defvjp(lambda x, k: (x * k, None), lambda k, res, ct: (ct * k,))
+
+    @ft.custom_vjp
+    def pair(x, y):
+        return x * y, x + y
+
+    pair.defvjp(lambda x, y: ((x * y, x + y), (x, y)),
+                lambda res, ct: (ct[0] * res[1] + ct[1], ct[0] * res[0] + ct[1]))
+
+    seg = ft.checkpoint(lambda w, h: fnp.tanh(h @ w) * 2.0,
+                        policy=ft.checkpoint_policies.dots_saveable)
+
+    def f(x):
+        a, b = pair(x, fnp.cos(x))
+        return fnp.sum(scaled(a, 3.0) * softplus(b)) + fnp.sum(seg(fnp.outer(x, x), x) ** 2)
+
+    def run(x):
+        return (ft.grad(f)(x), ft.vmap(ft.grad(f))(fnp.stack([x, 2 * x])),
+                ft.jacrev(ft.grad(f))(x), ft.jvp(ft.grad(lambda v: fnp.sum(softplus(v) ** 2)),
+                                                 (x,), (fnp.ones_like(x),)),
+                ft.hessian(lambda v: fnp.sum(softplus(v) ** 3))(x))
+    _compare(dxp, run, _rng().standard_normal(3), what="custom rules in depth")
+
+
+def test_jacobians_with_integer_outputs(dxp):
+    def f(x):
+        return {"s": fnp.sin(x), "i": fnp.argmax(x), "n": fnp.sum(x > 0)}
+
+    def run(x):
+        return ft.jacfwd(f)(x), ft.jacrev(f)(x), ft.jvp(f, (x,), (fnp.ones_like(x),))
+    _compare(dxp, run, _rng().standard_normal(3), what="integer outputs")

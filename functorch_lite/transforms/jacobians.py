@@ -169,7 +169,8 @@ def _split_forward_jacobian(t, out_shape, in_leaves, sizes, in_spec):
     An integer output (a float0 tangent) gets zero blocks in the input's dtype, as jacrev."""
     if np.dtype(t.dtype).kind == "V":
         return optree.tree_unflatten(in_spec, [
-            fnp.zeros(tuple(out_shape) + tuple(fnp.shape(x)), dtype=x.dtype) for x in in_leaves])
+            fnp.zeros(tuple(out_shape) + tuple(fnp.shape(x)), dtype=x.dtype,
+                      like=None if isinstance(x, np.generic) else x) for x in in_leaves])
     t = fnp.moveaxis(t, 0, -1) if len(out_shape) else t
     blocks, start = [], 0
     for x, size in zip(in_leaves, sizes):
