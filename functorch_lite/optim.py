@@ -119,8 +119,9 @@ def sgd(lr, momentum=0.0, nesterov=False, weight_decay=0.0):
         g = _with_weight_decay(grads, params, weight_decay, "sgd")
         if not momentum:
             return _map(lambda x: -lr * x, g), {"count": state["count"] + 1, "momentum": None}
-        first = state["count"] == 0
-        buf = _map(lambda b, x: x if first else momentum * b + x, state["momentum"], g)
+        # buf starts at zeros, so the first step's momentum * 0 + g is torch's buf = g exactly,
+        # with no branch on the count (which ft.jit traces as a value)
+        buf = _map(lambda b, x: momentum * b + x, state["momentum"], g)
         step = _map(lambda x, b: x + momentum * b, g, buf) if nesterov else buf
         return (_map(lambda s: -lr * s, step),
                 {"count": state["count"] + 1, "momentum": buf})

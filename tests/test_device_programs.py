@@ -609,8 +609,12 @@ def test_more_random_draws(dxp):
     _compare(dxp, run, rng.standard_normal(5), p / p.sum(), what="more random draws")
 
 
-def test_jitted_training_step(dxp):
-    opt = optim.adam(1e-2)
+@pytest.mark.parametrize("make", [lambda: optim.adam(1e-2),
+                                  lambda: optim.sgd(0.1, momentum=0.9, nesterov=True),
+                                  lambda: optim.adamw(1e-2, weight_decay=0.1)],
+                         ids=["adam", "sgd", "adamw"])
+def test_jitted_training_step(make, dxp):
+    opt = make()
 
     @ft.jit
     def step(params, state, x, y):
@@ -792,3 +796,20 @@ def test_jacobians_with_integer_outputs(dxp):
     def run(x):
         return ft.jacfwd(f)(x), ft.jacrev(f)(x), ft.jvp(f, (x,), (fnp.ones_like(x),))
     _compare(dxp, run, _rng().standard_normal(3), what="integer outputs")
+
+
+def test_nested_compositions(dxp):
+    def f(w, x):
+        return fnp.sum(fnp.tanh(w @ x) ** 2)
+
+    def run(w, xs, vs):
+        _, jvp_fn = ft.linearize(lambda w: ft.vmap(f, (None, 0))(w, xs), w)
+        return (ft.vmap(ft.hessian(f, argnums=1), (None, 0))(w, xs),
+                ft.vmap(ft.jacrev(ft.grad(f), argnums=1), (None, 0))(w, xs),
+                ft.jacrev(ft.vmap(f, (None, 0)))(w, xs),
+                ft.vmap(lambda x, v: ft.jvp(lambda x: ft.grad(f, 1)(w, x), (x,), (v,))[1])(xs, vs),
+                ft.jvp(lambda w: ft.vmap(ft.grad(f), (None, 0))(w, xs), (w,), (fnp.ones_like(w),)),
+                jvp_fn(w), ft.grad(lambda w: fnp.sum(ft.vmap(ft.grad(f, 1), (None, 0))(w, xs)))(w))
+    rng = _rng()
+    _compare(dxp, run, rng.standard_normal((2, 3)), rng.standard_normal((4, 3)),
+             rng.standard_normal((4, 3)), what="nested compositions")
