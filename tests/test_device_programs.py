@@ -277,7 +277,9 @@ def test_checkpointed_block_under_grad(dxp):
              what="vmap(grad(checkpoint))")
 
 
-# -- random draws from device keys ------------------------------------------------------------
+# -- random draws from device keys: keys, bits and integer draws equal bit for bit (_check is
+# exact for integer and bool dtypes); float draws to RTOL, as a GPU's log and cos may round the
+# last bit differently
 
 def test_random_draws_on_device_keys(dxp):
     def run(x, logits):
