@@ -815,3 +815,14 @@ def test_nested_compositions(dxp):
     rng = _rng()
     _compare(dxp, run, rng.standard_normal((2, 3)), rng.standard_normal((4, 3)),
              rng.standard_normal((4, 3)), what="nested compositions")
+
+
+def test_integer_inputs_and_float0(dxp):
+    def f(x, i):
+        return fnp.sin(x[i]) * fnp.astype(i, x.dtype)
+
+    def run(x, i):
+        out, vjp_fn = ft.vjp(lambda x: f(x, i), x)
+        return (out, vjp_fn(fnp.ones_like(out)), ft.jvp(f, (x, i), (fnp.ones_like(x), None)),
+                ft.linearize(f, x, i)[1](x, None), ft.jacrev(f)(x, i), ft.jacfwd(f)(x, i))
+    _compare(dxp, run, _rng().standard_normal(4), np.array([2, 0, 3]), what="float0")
