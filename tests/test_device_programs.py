@@ -742,7 +742,8 @@ def test_host_selectors_and_scalars_under_jit(dxp):
         h = fnp.where(mask, xb[:, idx[0]:idx[0] + 3], np.float32(0.5) * s)
         loss = fnp.mean(ft.vmap(_mlp_loss, (None, 0, 0))(p, xb, y)) + fnp.sum(h[idx] ** 2)
         grads = ft.grad(lambda p: fnp.mean(ft.vmap(_mlp_loss, (None, 0, 0))(p, xb, y)))(p)
-        return loss, grads, fnp.take(xb, idx, axis=1), ft.vmap(fnp.where, (0, 0, None))(mask, xb[:, :3], 1.0)
+        picked = ft.vmap(fnp.where, (0, 0, None))(mask, xb[:, :3], 1.0)
+        return loss, grads, fnp.take(xb, idx, axis=1), picked
     jitted = ft.jit(f)
     params = _mlp(rng)
     want = jitted(params, x, 2.0)    # a Python scalar argument is traced as a float64 0-d array

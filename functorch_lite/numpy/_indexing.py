@@ -45,11 +45,11 @@ def on_device_of(a, *data, size=None):
     to the device module of the first of `data` (the values it picks from) that has one. CuPy
     takes NumPy index arrays in indexing; the library takes them wherever an operand selects.
 
-    A NumPy array, NumPy scalar or Python int is copied over. A value under vmap holding NumPy data (batched
-    labels or conditions) moves through indexing, whose rules carry NumPy index arrays to the
-    data under every transform: it picks from a device table, arange(size) for integers known
-    to lie in [0, size) (labels), else [False, True] by its truth values (a condition).
-    Anything else, and everything on a NumPy program, passes unchanged."""
+    A NumPy array, NumPy scalar or Python int is copied over. A value under vmap holding NumPy
+    data (batched labels or conditions) moves through indexing, whose rules carry NumPy index
+    arrays to the data under every transform: it picks from a device table, arange(size) for
+    integers known to lie in [0, size) (labels), else [False, True] by its truth values (a
+    condition). Anything else, and everything on a NumPy program, passes unchanged."""
     if not isinstance(a, (np.ndarray, np.generic, Tensor, int)):
         return a
     xp = next((m for m in map(xp_of, data) if m is not np), np)
