@@ -1,6 +1,6 @@
 """The fusion pass of ft.jit: groups on hand-built programs, groups of traced transforms, and the
-fused device code (run on device_sim, where xp.fuse runs the function as is) against the
-unfused program on NumPy."""
+fused device code against the unfused program on NumPy: on CuPy (cupy.fuse kernels) where a GPU
+is, and on device_sim (whose fuse runs the function as is) everywhere."""
 import numpy as np
 import optree
 import pytest
@@ -10,7 +10,6 @@ from functorch_lite.jit.codegen import generate
 from functorch_lite.jit.fuse import elementwise_name, fusion_groups
 from functorch_lite.jit.ir import Const, Eqn, Program, Var
 from functorch_lite.ops import BUILTIN_OPS as OPS
-from functorch_lite.testing import device_sim
 
 rng = np.random.default_rng(0)
 
@@ -79,17 +78,16 @@ def test_every_output_of_a_group_has_its_shape():
         assert all(v.shape == g.shape for v in g.outputs)
 
 
-def test_results_of_different_shapes_from_one_producer_are_split():
+def test_results_of_different_shapes_from_one_producer_are_split(dxp):
     s, x, y, p_, a, b = _vars((1, 1), (5, 1), (1, 5), (1, 1), (5, 1), (1, 5))
     p = Program([s, x, y], [Eqn(OPS["sin"], {}, [s], [p_]),
                             Eqn(OPS["add"], {}, [p_, x], [a]),
                             Eqn(OPS["add"], {}, [p_, y], [b])], [a, b])
     assert _ops(p) == []
     args = [rng.standard_normal(v.shape) for v in (s, x, y)]
-    device_sim.register()
-    got = generate(p, device_sim)(*map(device_sim.asarray, args))
+    got = generate(p, dxp)(*map(dxp.asarray, args))
     for g, w in zip(got, p.evaluate(*args)):
-        np.testing.assert_array_equal(g.get(), w)
+        np.testing.assert_allclose(dxp.asnumpy(g), w, rtol=1e-14)
 
 
 def test_where_fuses_on_a_bool_condition_only():
@@ -147,47 +145,44 @@ def test_groups_of_transforms_hold_elementwise_equations_only(case):
 
 # -- fused device code -----------------------------------------------------------------------
 
-def _on_device(program):
-    """The program with its array constants moved to device_sim."""
+def _on_device(program, xp):
+    """The program with its array constants moved to the device module xp."""
     def move(atom):
         if isinstance(atom, Const) and isinstance(atom.value, np.ndarray):
-            return Const(device_sim.asarray(atom.value))
+            return Const(xp.asarray(atom.value))
         return atom
     eqns = [Eqn(e.op, e.params, [move(a) for a in e.ins], e.outs) for e in program.eqns]
     return program.replace(eqns=eqns, outputs=[move(a) for a in program.outputs])
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_fused_device_code_equals_the_unfused_program(case):
-    device_sim.register()
+def test_fused_device_code_equals_the_unfused_program(case, dxp):
     f, args = CASES[case]
     program = ft.make_graph(f)(*args).optimized
     inputs = [np.asarray(a) for a in optree.tree_leaves(args)]
-    fn = generate(_on_device(program), device_sim)
+    fn = generate(_on_device(program, dxp), dxp)
     groups = fusion_groups(program)
     assert fn.source.count("xp.") >= sum(len(g.eqns) for g in groups)
     assert sum(line.startswith("def g") for line in fn.source.splitlines()) == len(groups)
-    got = fn(*[device_sim.asarray(a) for a in inputs])
+    got = fn(*[dxp.asarray(a) for a in inputs])
     for g, w in zip(got, program.evaluate(*inputs)):
-        assert type(g) is device_sim.ndarray
-        np.testing.assert_allclose(g.get(), w, rtol=1e-12, atol=1e-12)
+        assert isinstance(g, dxp.ndarray)
+        np.testing.assert_allclose(dxp.asnumpy(g), w, rtol=1e-12, atol=1e-12)
 
 
-def test_jit_on_device_sim_calls_each_group_once():
-    device_sim.register()
+def test_jit_on_a_device_calls_each_group_once(dxp):
     f = ft.jit(ft.vmap(ft.grad(_mlp_loss), in_dims=(None, 0, 0)))
     params, x, y = _mlp_args()
     want = f(params, x, y)
-    dev = ({k: device_sim.asarray(v) for k, v in params.items()}, device_sim.asarray(x),
-           device_sim.asarray(y))
+    dev = ({k: dxp.asarray(v) for k, v in params.items()}, dxp.asarray(x), dxp.asarray(y))
     got = f(*dev)
     got = f(*dev)                                   # the compiled (fused) program
     compiled = f.lower(*dev)
     body = compiled.fn.source.split("def program")[1]
     assert all(body.count(f"= g{k}(") == 1 for k in range(len(compiled.groups)))
     for k in want:
-        assert type(got[k]) is device_sim.ndarray
-        np.testing.assert_allclose(got[k].get(), want[k], rtol=1e-12, atol=1e-12)
+        assert isinstance(got[k], dxp.ndarray)
+        np.testing.assert_allclose(dxp.asnumpy(got[k]), want[k], rtol=1e-12, atol=1e-12)
 
 
 def test_numpy_code_is_unchanged_straight_line_numpy():
@@ -239,13 +234,12 @@ def _random_program(seed):
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_random_programs_fuse_into_valid_groups(seed):
-    device_sim.register()
+def test_random_programs_fuse_into_valid_groups(seed, dxp):
     p = _random_program(seed)
     for g in fusion_groups(p):
         assert all(elementwise_name(e) for e in g.eqns), p
         assert all(v.shape == g.shape for v in g.outputs), p
     args = [rng.standard_normal(v.shape) for v in p.inputs]
-    fn = generate(_on_device(p), device_sim)        # every value produced before it is read
-    for got, want in zip(fn(*map(device_sim.asarray, args)), p.evaluate(*args)):
-        np.testing.assert_allclose(got.get(), want, rtol=1e-13)
+    fn = generate(_on_device(p, dxp), dxp)          # every value produced before it is read
+    for got, want in zip(fn(*map(dxp.asarray, args)), p.evaluate(*args)):
+        np.testing.assert_allclose(dxp.asnumpy(got), want, rtol=1e-13)

@@ -302,25 +302,28 @@ def _function(fn):
     return on_device
 
 
-class _Namespace(types.ModuleType):
-    """A NumPy namespace (numpy, numpy.linalg, numpy.fft, ...) over device arrays."""
+def _device_attr(attr):
+    """A NumPy attribute as the device module offers it: ufuncs and functions over device
+    arrays; dtypes, classes and constants (pi, newaxis) as they are."""
+    if isinstance(attr, np.ufunc):
+        return _Ufunc(attr)
+    if isinstance(attr, type) or not callable(attr):
+        return attr
+    return _function(attr)
 
-    def __init__(self, name, source, allowed=None, extra=None):
+
+class _Namespace(types.ModuleType):
+    """A NumPy namespace (numpy.linalg, numpy.fft, scipy.special, ...) over device arrays."""
+
+    def __init__(self, name, source, allowed=None):
         super().__init__(name)
         self._source, self._allowed = source, allowed
-        self.__dict__.update(extra or {})
 
     def __getattr__(self, name):
         if name.startswith("__") or name in _MISSING or (
                 self._allowed is not None and name not in self._allowed):
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
-        attr = getattr(self._source, name)
-        if isinstance(attr, np.ufunc):
-            value = _Ufunc(attr)
-        elif isinstance(attr, type) or not callable(attr):
-            value = attr                       # dtypes, classes, constants (pi, newaxis)
-        else:
-            value = _function(attr)
+        value = _device_attr(getattr(self._source, name))
         setattr(self, name, value)
         return value
 
@@ -396,12 +399,5 @@ def __getattr__(name):
         return value
     if name.startswith("__") or name in _MISSING:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    attr = getattr(np, name)
-    if isinstance(attr, np.ufunc):
-        value = _Ufunc(attr)
-    elif isinstance(attr, type) or not callable(attr):
-        value = attr
-    else:
-        value = _function(attr)
-    _LOOKED_UP[name] = value
+    value = _LOOKED_UP[name] = _device_attr(getattr(np, name))
     return value
