@@ -26,10 +26,10 @@ def _standard_basis(out_leaves):
     basis, offset = [], 0
     for o, n in zip(out_leaves, sizes):
         dt = np.dtype(o.dtype) if np.dtype(o.dtype).kind in "fc" else np.dtype(np.float64)
-        block = np.zeros((total, n), dtype=dt)
-        block[offset:offset + n] = np.eye(n, dtype=dt)
         xp = o.xp if isinstance(o, Tensor) else module_of(o)
-        basis.append(xp.asarray(block.reshape((total,) + tuple(o.shape))))
+        block = xp.zeros((total, n), dtype=dt)       # built on the output's device: no copy
+        block[offset:offset + n] = xp.eye(n, dtype=dt)
+        basis.append(block.reshape((total,) + tuple(o.shape)))
         offset += n
     return basis, sizes, total
 
