@@ -92,6 +92,23 @@ def test_results_of_different_shapes_from_one_producer_are_split():
         np.testing.assert_array_equal(g.get(), w)
 
 
+def test_readers_of_one_value_at_clashing_shapes_are_split():
+    # a scalar read at (6,) and at (3, 2) (as jacfwd of `a * tanh(sum(y))` makes): no kernel
+    # iterates over both: the (3, 2) chain is a group, the scalar (read by both) and the (6,)
+    # product run unfused
+    s, x, y, p_, a, b, c = _vars((), (6,), (3, 2), (), (6,), (3, 2), (3, 2))
+    p = Program([s, x, y], [Eqn(OPS["tanh"], {}, [s], [p_]),
+                            Eqn(OPS["multiply"], {}, [p_, x], [a]),
+                            Eqn(OPS["multiply"], {}, [p_, y], [b]),
+                            Eqn(OPS["exp"], {}, [b], [c])], [a, c])
+    assert _ops(p) == [["multiply", "exp"]]
+    args = [rng.standard_normal(v.shape) for v in (s, x, y)]
+    device_sim.register()
+    got = generate(p, device_sim)(*map(device_sim.asarray, args))
+    for g, w in zip(got, p.evaluate(*args)):
+        np.testing.assert_array_equal(g.get(), w)
+
+
 def test_where_fuses_on_a_bool_condition_only():
     x, m, a, b = _vars((3,), (3,), (3,), (3,))
     m = Var(1, (3,), bool)
