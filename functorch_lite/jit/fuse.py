@@ -150,12 +150,24 @@ def _split_by_shape(part, eqns, producer, escapes):
         if len(small) == len(part):  # every equation feeds a smaller output: split at the last
             small = closure([part[-1]])
     else:                            # readers of one small value at clashing shapes (a scalar
-        last = shapes[-1]            # read at (6,) and at (3, 2)): split off the clashing ones
-        small = closure(i for i, s in zip(part, shapes) if not _broadcastable(s, last))
+        small = closure(_clashing(part, shapes))   # read at (6,) and at (3, 2)): split them off
     head = [i for i in part if i in small]
     rest = [i for i in part if i not in small]
     return (_split_by_shape(head, eqns, producer, escapes)
             + _split_by_shape(rest, eqns, producer, escapes))
+
+
+def _clashing(part, shapes):
+    """The equations whose shapes do not broadcast with those of the equations after them that
+    do: some when the shapes do not broadcast together, never the last (so never the producer
+    of another)."""
+    kept, clash = shapes[-1], []
+    for i, shape in zip(reversed(part), reversed(shapes)):
+        if _broadcastable(kept, shape):
+            kept = np.broadcast_shapes(kept, shape)
+        else:
+            clash.append(i)
+    return clash
 
 
 def _broadcastable(*shapes):
