@@ -1,10 +1,11 @@
 """The composition fuzz on device backends: each random program under a random stack of
-transforms (fuzz_programs.py) runs on device arrays and must give, level by level, device
-arrays equal to the NumPy run (checked against loops and finite differences by
-test_fuzz_compositions.py).
+transforms (fuzz_programs.py) runs on device arrays, every level and the top one under ft.jit,
+jvp and vjp, and must give device arrays equal to the NumPy run (which test_fuzz_compositions.py
+checks against loops and finite differences).
 
-FT_DEVICE_FUZZ_EXAMPLES examples (default 60, a few seconds; derandomized under CI like every
-hypothesis test). For a long run, `benchmarks/fuzz_compositions.py --device --examples 5000`.
+FT_DEVICE_FUZZ_EXAMPLES examples (default 300, under 10 s on device_sim; derandomized under CI
+like every hypothesis test). For a long run, `benchmarks/fuzz_compositions.py --device
+--examples 10000`.
 """
 import os
 import warnings
@@ -13,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fuzz_programs import Case, HypothesisDraw
 
-EXAMPLES = int(os.environ.get("FT_DEVICE_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("FT_DEVICE_FUZZ_EXAMPLES", "300"))
 
 
 @settings(max_examples=EXAMPLES, deadline=None,
