@@ -1,8 +1,11 @@
 """Long run of the composition fuzz (tests/fuzz_programs.py): random programs under random
 stacks of 2-3 transforms, each level checked against a loop or finite differences. Keeps going
 past failures and prints one reproducer per failure (re-run one with --seed N --examples 1).
+With --device, each case runs instead on device arrays (device_sim, the CPU stand-in for CuPy,
+or cupy with a GPU) and every level must equal the NumPy run (Case.check_device).
 
     PYTHONPATH=.:tests python benchmarks/fuzz_compositions.py --examples 2000 [--seed 0]
+    PYTHONPATH=.:tests python benchmarks/fuzz_compositions.py --device [sim|cupy] --examples 5000
 """
 import argparse
 import collections
@@ -19,8 +22,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0, help="seed of the first example")
+    parser.add_argument("--device", nargs="?", const="sim", choices=["sim", "cupy"],
+                        help="compare device runs with NumPy runs (default module: sim)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
+    check = Case.check
+    if args.device:
+        xp = _device_module(args.device)
+        check = lambda case: case.check_device(xp)  # noqa: E731
     failures = collections.Counter()
     start = time.perf_counter()
     warnings.simplefilter("ignore", RuntimeWarning)  # special points make NaN on purpose
@@ -32,7 +41,7 @@ def main():
             print(f"seed {seed}: building the case failed\n{traceback.format_exc()}")
             continue
         try:
-            case.check()
+            check(case)
         except AssertionError as e:
             failures["wrong result"] += 1
             print(f"seed {seed}: WRONG {str(e)[:1500]}\n")
@@ -41,9 +50,19 @@ def main():
             print(f"seed {seed}: ERROR {type(e).__name__}: {str(e)[:400]}\n  "
                   f"{case.describe()}\n" + (traceback.format_exc() if args.verbose else ""))
     total = sum(failures.values())
-    print(f"{args.examples} examples in {time.perf_counter() - start:.0f} s: {total} failures "
+    on = f" on {args.device}" if args.device else ""
+    print(f"{args.examples} examples{on} in {time.perf_counter() - start:.0f} s: {total} failures "
           f"{dict(failures)}")
     return 1 if total else 0
+
+
+def _device_module(name):
+    if name == "cupy":
+        import cupy
+        return cupy
+    from functorch_lite.testing import device_sim
+    device_sim.register()
+    return device_sim
 
 
 if __name__ == "__main__":

@@ -12,11 +12,16 @@ transform that broke.
 
 Choices come from a `Draw` (hypothesis's `data.draw` in the test, `random.Random` in the script),
 so the same generator serves both; `describe()` of a case is a runnable reproducer.
+
+`Case.check_device(xp)` runs every level on device arrays (cupy, or the CPU stand-in device_sim)
+and requires the NumPy run's results back, on the device: the programs are backend-generic (float
+constants follow the arguments' array module, index arrays stay NumPy as users write them).
 """
 import numpy as np
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
+from functorch_lite.testing import assert_close
 
 SPECIAL = np.array([-1.0, -0.8, -0.5, 0.0, 0.0, 0.2, 0.5, 0.9, 1.0])
 """Input values at special points: zeros, ties, the kinks of clip and relu_shift."""
@@ -66,6 +71,12 @@ UNARY = {
     "arctan": fnp.arctan, "softplus": lambda a: fnp.logaddexp(a, 0.0), "neg_pow": lambda a: -a ** 2,
     "clip": lambda a: fnp.clip(a, -0.8, 0.9), "method_sum_T": lambda a: a.T * 1.5,
 }
+
+
+def _like(c, a):
+    """The float constant c on the array module of a: float data never moves between devices
+    on its own (docs/gpu.md), so backend-generic code builds its constants like its inputs."""
+    return fnp.asarray(c, like=a)
 
 
 def _axis(draw, nd):
@@ -120,10 +131,10 @@ def _op_const(draw, shape, const):
     c = const["rng"].uniform(0.5, 1.5, size=shape[len(shape) - k:])
     kind = draw.choice(["mul", "sub", "rsub"])
     if kind == "mul":
-        return f"a * C{c.shape}", lambda a, y: a * c
+        return f"a * C{c.shape}", lambda a, y: a * _like(c, a)
     if kind == "sub":
-        return f"a - C{c.shape}", lambda a, y: a - c
-    return f"C{c.shape} - a", lambda a, y: c - a
+        return f"a - C{c.shape}", lambda a, y: a - _like(c, a)
+    return f"C{c.shape} - a", lambda a, y: _like(c, a) - a
 
 
 def _op_reduction(draw, shape, const):
@@ -227,18 +238,18 @@ def _op_product(draw, shape, const):
     kind = draw.choice(kinds)
     if kind == "outer":
         v = rng.uniform(-1, 1, size=draw.integers(1, 3))
-        return f"outer(ravel(a), v{v.shape})", lambda a, y: fnp.outer(fnp.ravel(a), v)
+        return f"outer(ravel(a), v{v.shape})", lambda a, y: fnp.outer(fnp.ravel(a), _like(v, a))
     if kind == "matmul_const":
         m = rng.uniform(-1, 1, size=(shape[-1], draw.integers(1, 3)))
-        return f"a @ M{m.shape}", lambda a, y: a @ m
+        return f"a @ M{m.shape}", lambda a, y: a @ _like(m, a)
     if kind == "einsum_self":
         return "einsum('...i,...i->...', a, a)", lambda a, y: fnp.einsum("...i,...i->...", a, a)
     if kind == "tensordot":
         m = rng.uniform(-1, 1, size=(shape[-1], 2))
-        return f"tensordot(a, M{m.shape}, 1)", lambda a, y: fnp.tensordot(a, m, axes=1)
+        return f"tensordot(a, M{m.shape}, 1)", lambda a, y: fnp.tensordot(a, _like(m, a), axes=1)
     if kind == "dot_vec":
         v = rng.uniform(-1, 1, size=shape[-1])
-        return f"dot(a, v{v.shape})", lambda a, y: fnp.dot(a, v)
+        return f"dot(a, v{v.shape})", lambda a, y: fnp.dot(a, _like(v, a))
     if kind == "gram":
         return "a @ swapaxes(a, -1, -2)", lambda a, y: fnp.matmul(a, fnp.swapaxes(a, -1, -2))
     return "trace(a)", lambda a, y: fnp.trace(a)
@@ -348,20 +359,23 @@ def wrap_derivative(draw, kind, stage, out_shape, rng):
     dirs = _directions(rng, arg_shape)
 
     def weighted(x, y):
-        return fnp.sum(inner(x, y) * w)
+        out = inner(x, y)
+        return fnp.sum(out * _like(w, out))
 
     if kind == "grad":
         fn = ft.grad(weighted, argnums=argnum)
     elif kind == "vjp":
         def fn(x, y):
-            _, vjp_fn = ft.vjp(_with_arg(inner, argnum, x, y), (x, y)[argnum])
-            return vjp_fn(w)[0]
+            out, vjp_fn = ft.vjp(_with_arg(inner, argnum, x, y), (x, y)[argnum])
+            return vjp_fn(_like(w, out))[0]
     elif kind == "jvp":
         def fn(x, y):
-            return ft.jvp(_with_arg(inner, argnum, x, y), ((x, y)[argnum],), (v,))[1]
+            a = (x, y)[argnum]
+            return ft.jvp(_with_arg(inner, argnum, x, y), (a,), (_like(v, a),))[1]
     elif kind == "linearize":
         def fn(x, y):
-            return ft.linearize(_with_arg(inner, argnum, x, y), (x, y)[argnum])[1](v)
+            a = (x, y)[argnum]
+            return ft.linearize(_with_arg(inner, argnum, x, y), a)[1](_like(v, a))
     else:
         fn = (ft.jacrev if kind == "jacrev" else ft.jacfwd)(inner, argnums=argnum)
 
@@ -479,6 +493,34 @@ class Case:
                     else:
                         _assert_close(a, e, RTOL, what + against)
         self.check_transpose()
+
+    def check_device(self, xp):
+        """Every level, and the top one under ft.jit, jvp and vjp (in x), on device arrays
+        (xp.asarray of the NumPy inputs) gives back a device array equal to the NumPy run:
+        shape, dtype, values within the dtype's tolerance and NaNs at the same places. float0
+        tangents hold no data and stay NumPy markers (as in JAX)."""
+        top, k = self.stages[-1], len(self.stages) - 1
+        runs = [(j, s.desc, s.fn) for j, s in enumerate(self.stages) if j] + [
+            (k, f"jit of {top.desc}", ft.jit(top.fn)),
+            (k, f"jvp of {top.desc}", self._top_jvp), (k, f"vjp of {top.desc}", self._top_vjp)]
+        for j, desc, fn in runs:
+            x, y = self.inputs_for(self.stages[j], np.random.default_rng(self.seed + j))
+            want = fn(x, y)
+            got = fn(xp.asarray(x), xp.asarray(y))
+            what = f"level {j} ({desc}) on {xp.__name__} of {self.describe()}"
+            if getattr(got, "dtype", None) != ft.float0:
+                assert type(got) is type(xp.asarray(0.0)), \
+                    f"{what}: a {type(got).__name__} came back where a {xp.__name__} array belongs"
+            assert_close(got, want, path=what)
+
+    def _top_jvp(self, x, y):
+        v = np.random.default_rng(self.seed + 98).standard_normal(np.shape(x))
+        return ft.jvp(lambda a: self.stages[-1].fn(a, y), (x,), (_like(v, x),))[1]
+
+    def _top_vjp(self, x, y):
+        out, vjp_fn = ft.vjp(lambda a: self.stages[-1].fn(a, y), x)
+        u = np.random.default_rng(self.seed + 98).standard_normal(np.shape(out))
+        return vjp_fn(_like(u, out))[0]
 
     def check_transpose(self):
         """<u, J v> == <J^T u, v> between jvp and vjp of the whole stack (one level more)."""

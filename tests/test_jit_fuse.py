@@ -90,6 +90,24 @@ def test_results_of_different_shapes_from_one_producer_are_split(dxp):
         np.testing.assert_allclose(dxp.asnumpy(g), w, rtol=1e-14)
 
 
+def test_readers_of_one_value_at_clashing_shapes_are_split():
+    # a scalar read at (6,), at (3, 2) and last at (1,) (as jacfwd of `a * tanh(sum(y))`
+    # makes): no kernel iterates over both (6,) and (3, 2), though each broadcasts with the
+    # last; the (3, 2) chain is a group, the scalar (read by all) and the other products unfused
+    s, x, y, z, p_, a, b, c, d = _vars((), (6,), (3, 2), (1,), (), (6,), (3, 2), (3, 2), (1,))
+    p = Program([s, x, y, z], [Eqn(OPS["tanh"], {}, [s], [p_]),
+                               Eqn(OPS["multiply"], {}, [p_, x], [a]),
+                               Eqn(OPS["multiply"], {}, [p_, y], [b]),
+                               Eqn(OPS["exp"], {}, [b], [c]),
+                               Eqn(OPS["multiply"], {}, [p_, z], [d])], [a, c, d])
+    assert _ops(p) == [["multiply", "exp"]]
+    args = [rng.standard_normal(v.shape) for v in (s, x, y, z)]
+    device_sim.register()
+    got = generate(p, device_sim)(*map(device_sim.asarray, args))
+    for g, w in zip(got, p.evaluate(*args)):
+        np.testing.assert_array_equal(g.get(), w)
+
+
 def test_where_fuses_on_a_bool_condition_only():
     x, m, a, b = _vars((3,), (3,), (3,), (3,))
     m = Var(1, (3,), bool)

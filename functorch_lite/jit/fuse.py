@@ -16,7 +16,9 @@ on NumPy the equations still run one ufunc at a time (with the buffer plan's `ou
 - One kernel has one iteration shape, the broadcast of its operands, and writes every output
   at every index, so all outputs of a group have that shape: an equation whose smaller result is
   read outside the group is split off with its producers in the group (values of a smaller
-  shape read only inside, such as a row statistic broadcast over the row, stay in it).
+  shape read only inside, such as a row statistic broadcast over the row, stay in it). Readers
+  of one small value whose shapes do not broadcast together (a scalar read at (6,) and at
+  (3, 2)) go to separate groups.
 """
 import numpy as np
 
@@ -138,17 +140,42 @@ def _split_by_shape(part, eqns, producer, escapes):
                 stack.extend(producer[a.id] for a in eqns[i].ins
                              if isinstance(a, Var) and producer.get(a.id) in inside)
         return taken
-    shape = np.broadcast_shapes(*(eqns[i].outs[0].shape for i in part))
-    small = closure(i for i in part if eqns[i].outs[0].shape != shape
-                    and escapes(eqns[i].outs[0].id, inside))
-    if not small:
-        return [part]
-    if len(small) == len(part):      # every equation feeds a smaller output: split at the last
-        small = closure([part[-1]])
+    shapes = [eqns[i].outs[0].shape for i in part]
+    if _broadcastable(*shapes):
+        shape = np.broadcast_shapes(*shapes)
+        small = closure(i for i, s in zip(part, shapes)
+                        if s != shape and escapes(eqns[i].outs[0].id, inside))
+        if not small:
+            return [part]
+        if len(small) == len(part):  # every equation feeds a smaller output: split at the last
+            small = closure([part[-1]])
+    else:                            # readers of one small value at clashing shapes (a scalar
+        small = closure(_clashing(part, shapes))   # read at (6,) and at (3, 2)): split them off
     head = [i for i in part if i in small]
     rest = [i for i in part if i not in small]
     return (_split_by_shape(head, eqns, producer, escapes)
             + _split_by_shape(rest, eqns, producer, escapes))
+
+
+def _clashing(part, shapes):
+    """The equations whose shapes do not broadcast with those of the equations after them that
+    do: some when the shapes do not broadcast together, never the last (so never the producer
+    of another)."""
+    kept, clash = shapes[-1], []
+    for i, shape in zip(reversed(part), reversed(shapes)):
+        if _broadcastable(kept, shape):
+            kept = np.broadcast_shapes(kept, shape)
+        else:
+            clash.append(i)
+    return clash
+
+
+def _broadcastable(*shapes):
+    try:
+        np.broadcast_shapes(*shapes)
+        return True
+    except ValueError:
+        return False
 
 
 def schedule(program, groups):
