@@ -74,3 +74,11 @@ def test_one_hot_keeps_jax_convention_for_out_of_range_labels():
     # one_hot follows jax.nn.one_hot: a row of zeros, no error (its docstring says so)
     np.testing.assert_array_equal(nn.one_hot(np.array([0, 5, -1, 2]), 3),
                                   [[1, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 1]])
+
+
+def test_a_python_int_label_is_one_example():
+    row = LOGITS[0]
+    want = _np_cross_entropy(row[None], np.array([1]))[0]
+    np.testing.assert_allclose(nn.cross_entropy(row, 1), want, rtol=1e-12)
+    p = np.exp(row) / np.exp(row).sum()
+    np.testing.assert_allclose(ft.grad(nn.cross_entropy)(row, 1), p - np.eye(3)[1], rtol=1e-12)

@@ -135,6 +135,11 @@ def test_truncated_normal_ks(lower, upper):
     assert stats.kstest(z, stats.truncnorm(lower, upper).cdf).pvalue > P_MIN
 
 
+def test_truncated_normal_with_python_bounds_keeps_the_dtype():
+    z = fr.truncated_normal(fr.key(4), -1.0, 2.0, (8,), np.float32)
+    assert z.dtype == np.float32 and np.all((z >= -1.0) & (z <= 2.0))
+
+
 def test_gumbel_ks():
     assert stats.kstest(fr.gumbel(fr.key(5), (N,)), "gumbel_r").pvalue > P_MIN
 

@@ -52,7 +52,7 @@ def generate(program, xp, single=False):
     params = ", ".join(f"v{v.id}" for v in program.inputs)
     lines, fused = [f"def program({params}):"], []
     if is_host(xp):
-        buffers = plan_buffers(program) if xp is np else {}
+        buffers = plan_buffers(program)
         lines += [call(i, eqn, buffers.get(i)) for i, eqn in enumerate(program.eqns)]
     else:
         scope["xp"] = xp

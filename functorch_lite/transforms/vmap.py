@@ -428,24 +428,24 @@ def _run(func, kwargs, leaves, dims, rebuild, size, out_dims):
         if kwargs:  # never batched, but values of the level as well
             kwargs = optree.tree_map(interp.unbatched, kwargs)
         out = func(*rebuild(wrapped), **kwargs)
-    return _unwrap_outputs(out, out_dims, interp, size, _mapped_module(leaves, dims))
+    return _unwrap_outputs(out, out_dims, interp, size, (leaves, dims))
 
 
 def _mapped_module(leaves, dims):
     """The array module of the first mapped input: a scalar output is broadcast with it, so a
-    device program's outputs stay on the device."""
+    device program's outputs stay on the device (looked up only for such an output)."""
     for leaf, dim in zip(leaves, dims):
         if dim is not None:
             return leaf.xp if isinstance(leaf, Tensor) else module_of(leaf)
     return np
 
 
-def _unwrap_outputs(out, out_dims, interp, size, xp):
+def _unwrap_outputs(out, out_dims, interp, size, mapped):
     if out_dims is None or isinstance(out_dims, int):
         if type(out) is BatchedTensor or type(out) is np.ndarray:  # one leaf
-            return _unwrap_leaf(out, out_dims, interp, size, xp)
+            return _unwrap_leaf(out, out_dims, interp, size, mapped)
         out_leaves, spec = optree.tree_flatten(out)
-        return spec.unflatten([_unwrap_leaf(x, out_dims, interp, size, xp)
+        return spec.unflatten([_unwrap_leaf(x, out_dims, interp, size, mapped)
                                for x in out_leaves])
     if isinstance(out_dims, list) and not isinstance(out, list):
         out_dims = tuple(out_dims)
@@ -456,12 +456,12 @@ def _unwrap_outputs(out, out_dims, interp, size, xp):
         raise _user_error(ValueError, f"vmap: out_dims={out_dims!r} (structure {prefix}) is not "
                                       f"a prefix of the outputs' structure "
                                       f"{optree.tree_structure(out)}: {err}") from None
-    new = [optree.tree_map(lambda x, d=d: _unwrap_leaf(x, d, interp, size, xp), sub)
+    new = [optree.tree_map(lambda x, d=d: _unwrap_leaf(x, d, interp, size, mapped), sub)
            for d, sub in zip(optree.tree_leaves(out_dims, none_is_leaf=True), subtrees)]
     return prefix.unflatten(new)
 
 
-def _unwrap_leaf(x, out_dim, interp, size, xp):
+def _unwrap_leaf(x, out_dim, interp, size, mapped):
     if type(x) is BatchedTensor and x._interpreter is interp and x.bdim is None:
         x = x.value
     if type(x) is BatchedTensor and x._interpreter is interp:
@@ -484,7 +484,7 @@ def _unwrap_leaf(x, out_dim, interp, size, xp):
     if out_dim is None:
         return x
     if not hasattr(x, "shape"):  # a Python scalar
-        x = xp.asarray(x)
+        x = _mapped_module(*mapped).asarray(x)
     nd = len(x.shape) + 1
     if not -nd <= out_dim < nd:
         raise _user_error(ValueError, f"vmap: out_dim {out_dim} is out of range for an output "
