@@ -49,6 +49,10 @@ class Op:
         doc: the op's docstring.
         numpy_impl: optional NumPy function equal to the kernel with xp=numpy.
 
+    An op whose output shape depends on operand values (not only on their shapes) says so
+    with `op.value_dependent_shape = predicate(*operands, **params)`; a tracer then checks
+    that shape on every replay.
+
     Raises:
         NotImplementedError: from `op.rule(kind)` (so from a transform) when the op has no rule
             for that transform.
@@ -73,6 +77,7 @@ class Op:
         self.differentiable = differentiable
         self.multiple_results = multiple_results
         self.__doc__ = doc
+        self.value_dependent_shape = None
 
     def __call__(self, *args, **params):
         for a in args:

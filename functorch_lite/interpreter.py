@@ -36,6 +36,7 @@ level is its interpreter's level.
    running callers: transforms that ended without leaving. `reset_level_stack()` empties the
    thread's stack by hand.
 """
+import contextlib
 import sys
 import threading
 from _thread import get_ident
@@ -68,9 +69,32 @@ class EscapedWrapperError(RuntimeError):
 class _Stack(threading.local):
     def __init__(self):
         self.interpreters = []
+        self.region = 0     # the recomputation running now (0: none), see `recomputation`
+        self.regions = 0    # recomputations started so far
 
 
 _STACK = _Stack()
+
+
+@contextlib.contextmanager
+def recomputation():
+    """Mark the ops run inside as a recomputation of values computed before (a checkpointed
+    segment replayed in the backward pass). An interpreter that records programs keeps them
+    apart from the first computation, which would otherwise look equal and be merged (JAX's
+    prevent_cse)."""
+    s = _STACK
+    outer = s.region
+    s.regions += 1
+    s.region = s.regions
+    try:
+        yield
+    finally:
+        s.region = outer
+
+
+def recomputation_region():
+    """The recomputation running now (a number unique within the thread), 0 outside one."""
+    return _STACK.region
 
 
 def current_level():

@@ -1,5 +1,5 @@
 """Substituting atoms in a program: the one helper every rewriting pass shares."""
-from .ir import Eqn, Var
+from .ir import Var
 
 
 def substitute(eqns, outputs, replaced):
@@ -12,5 +12,5 @@ def substitute(eqns, outputs, replaced):
             atom = replaced[atom.id]
         return atom
     new_eqns = [e if not any(isinstance(a, Var) and a.id in replaced for a in e.ins)
-                else Eqn(e.op, e.params, [sub(a) for a in e.ins], e.outs) for e in eqns]
+                else e.with_ins([sub(a) for a in e.ins]) for e in eqns]
     return new_eqns, [sub(a) for a in outputs]

@@ -11,7 +11,9 @@ jitted function runs its Python body inline: the enclosing transform (or the enc
 trace) sees its ops like any others, so the result is always right.
 """
 import functools
+import inspect
 import threading
+import types
 import warnings
 
 import numpy as np
@@ -21,15 +23,16 @@ from ..backend import array_module, is_array
 from ..batching_rules.fallback import PerformanceWarning
 from ..interpreter import current_level
 from ..tensor import Tensor
-from .codegen import generate
-from .cse import eliminate_common_subexpressions
+from .codegen import StaleShape, generate
+from .cse import eliminate_common_subexpressions, scalar_key
 from .dce import eliminate_dead_code
 from .fold import fold_constants
 from .fuse import fusion_groups
 from .simplify import simplify
-from .trace import trace
+from .trace import PYTHON_SCALARS, trace
+from ..transforms._pytree import refuse_array_subclass
 
-_SCALARS = (bool, int, float, complex)
+_SCALARS = PYTHON_SCALARS
 
 PASSES = (simplify, fold_constants, eliminate_common_subexpressions, eliminate_dead_code)
 """The passes run on every traced program, in order (see each module's docstring)."""
@@ -53,6 +56,27 @@ def _normalize_argnums(static_argnums):
     return nums
 
 
+def _signature(f):
+    try:
+        return inspect.signature(f)
+    except (TypeError, ValueError):
+        return None
+
+
+def static_key(value):
+    """A static value as the cache keys it: by type and value, recursively, so values that
+    merely compare equal (1, 1.0 and True; 0.0 and -0.0) get programs of their own."""
+    if isinstance(value, (tuple, list)):
+        return type(value), tuple(static_key(v) for v in value)
+    if isinstance(value, frozenset):
+        return type(value), frozenset(static_key(v) for v in value)
+    return scalar_key(value)
+
+
+_IDENTITY_HASHED_OK = (types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+                       types.ModuleType, type, functools.partial)
+
+
 class _Split:
     """One call's arguments split into static values and dynamic leaves, and its signature."""
 
@@ -60,28 +84,13 @@ class _Split:
 
     def __init__(self, jitted, args, kwargs):
         statics = []
-        if jitted.static_argnums:
-            args = list(args)
-            for n in jitted.static_argnums:
-                i = n % len(args) if -len(args) <= n < len(args) else None
-                if i is None:
-                    raise ValueError(f"ft.jit: static_argnums {n} is out of range for a call "
-                                     f"with {len(args)} positional arguments")
-                statics.append((i, args[i]))
-                args[i] = None
-        if jitted.static_argnames and kwargs:
-            kwargs = dict(kwargs)
-            for name in jitted.static_argnames:
-                if name in kwargs:
-                    statics.append((name, kwargs[name]))
-                    kwargs[name] = None
-        for where, value in statics:
-            _check_hashable(value, f"static argument {where!r}")
+        if jitted.static_argnums or jitted.static_argnames:
+            args, kwargs, statics = jitted.take_statics(args, kwargs)
         self.statics = statics
         self.leaves, self.tree = optree.tree_flatten((tuple(args), kwargs))
         sig, dynamic = [], []
         self.holds_tensor = False
-        for x in self.leaves:
+        for k, x in enumerate(self.leaves):
             t = type(x)
             if isinstance(x, Tensor):
                 self.holds_tensor = True
@@ -93,14 +102,14 @@ class _Split:
                 sig.append(t)
                 dynamic.append(True)
             elif is_array(x):
+                refuse_array_subclass(x, "ft.jit")
                 sig.append((x.shape, x.dtype, type(x)))
                 dynamic.append(True)
             else:
-                _check_hashable(x, f"argument leaf {x!r}")
-                sig.append(("static", x))
+                sig.append(("static", _static_leaf(x, k, self)))
                 dynamic.append(False)
         self.dynamic = dynamic
-        self.key = (self.tree, tuple(sig), tuple(statics))
+        self.key = (self.tree, tuple(sig), tuple((w, static_key(v)) for w, v in statics))
 
     def rebuild(self, leaves):
         args, kwargs = optree.tree_unflatten(self.tree, leaves)
@@ -116,34 +125,73 @@ class _Split:
         names = []
         for path, d in zip(optree.tree_paths(self.tree_template()), self.dynamic):
             if d:
-                head, *rest = path
-                where = ("argument " + str(rest[0])) if head == 0 else f"argument {rest[0]!r}"
-                names.append(where + "".join(f"[{p!r}]" for p in rest[1:]))
+                names.append(_leaf_name(path))
         return names
 
     def tree_template(self):
         return optree.tree_unflatten(self.tree, [0] * len(self.leaves))
 
 
-def _dynamic_values(split, xp):
-    """The dynamic leaves as the compiled program takes them: Python scalars become 0-d arrays
-    of the program's array module (a device program's kernels refuse NumPy arrays)."""
-    return [xp.asarray(x) if type(x) in _SCALARS else x
-            for x, d in zip(split.leaves, split.dynamic) if d]
+def _leaf_name(path):
+    head, *rest = path
+    where = ("argument " + str(rest[0])) if head == 0 else f"argument {rest[0]!r}"
+    return where + "".join(f"[{p!r}]" for p in rest[1:])
+
+
+def _static_leaf(x, k, split):
+    """The cache key of a leaf that is neither an array nor a Python scalar (it is passed to
+    the function as it is). An object hashed by identity would key the cache by identity while
+    the function reads its attributes, so a later change would be missed: refused."""
+    if type(x).__hash__ is object.__hash__ and not isinstance(x, _IDENTITY_HASHED_OK):
+        path = optree.tree_paths(split.tree_template())[k]
+        raise TypeError(
+            f"ft.jit: {_leaf_name(path)} is a {type(x).__name__}, which is not an array, a "
+            "Python scalar or a pytree, and is hashed by identity: the compiled program would "
+            "keep what its attributes held when it was traced. Register its class as a pytree "
+            "(optree.register_pytree_node_class(namespace=\"\")) so its arrays are read on every "
+            "call, or mark it static (static_argnums / static_argnames) with "
+            "__hash__ and __eq__ that follow its value")
+    _check_hashable(x, f"argument leaf {x!r}")
+    return static_key(x)
 
 
 def _check_hashable(value, what):
     try:
         hash(value)
     except TypeError:
+        advice = ("pass a tuple instead of a list" if isinstance(value, list) else
+                  "make it hashable (a tuple, a frozen dataclass), register its class as a "
+                  "pytree (optree.register_pytree_node_class(namespace=\"\")) so its arrays are traced")
         raise TypeError(f"ft.jit: {what} is a {type(value).__name__}, which is not hashable; "
-                        "static values key the compile cache: pass a tuple instead of a list, "
-                        "or make it a traced (array) argument") from None
+                        f"static values key the compile cache: {advice}, or make it a traced "
+                        "(array) argument") from None
+
+
+def _own_outputs(values, inputs):
+    """The tracing run's outputs, each copied when it shares memory with an argument or an
+    earlier output (what the generated code does on later calls: codegen.outputs_to_copy)."""
+    roots = {id(_root(x)) for x in inputs if hasattr(x, "shape")}
+    out = []
+    for v in values:
+        if hasattr(v, "shape") and hasattr(v, "copy"):
+            if id(_root(v)) in roots:
+                v = v.copy()
+            roots.add(id(_root(v)))
+        out.append(v)
+    return out
+
+
+def _root(x):
+    base = getattr(x, "base", None)
+    return x if base is None else base
 
 
 class _Compiled:
     """One signature's programs and generated function; `run(*dynamic_values)` gives the
     function's output (its pytree rebuilt, unless it is a single array)."""
+
+    __slots__ = ("traced", "optimized", "out_tree", "xp", "fn", "run", "fast_key", "used",
+                 "key")
 
     def __init__(self, traced, optimized, xp):
         self.traced, self.optimized, self.out_tree = traced, optimized, traced.out_tree
@@ -155,6 +203,8 @@ class _Compiled:
         else:
             fn, tree = self.fn, self.out_tree
             self.run = lambda *values: optree.tree_unflatten(tree, fn(*values))
+        self.fast_key = self.key = None
+        self.used = 0
 
     @property
     def groups(self):
@@ -171,18 +221,74 @@ class Jitted:
         self.static_argnums = _normalize_argnums(static_argnums)
         self.static_argnames = ((static_argnames,) if isinstance(static_argnames, str)
                                 else tuple(static_argnames))
+        self._signature = _signature(f)
+        self._check_static_names()
+        for name, value in (("max_retraces", max_retraces), ("cache_size", cache_size)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"ft.jit: {name} must be a positive int, got {value!r}")
         self.max_retraces = max_retraces
         self.cache_size = cache_size
-        self._cache = {}  # signature -> _Compiled, oldest first; reads need no lock
+        self._cache = {}  # signature -> _Compiled; reads need no lock
         self._fast = {}   # (type, shape, dtype) per positional array -> the same _Compiled
         self._lock = threading.Lock()
+        self._clock = 0   # counts calls: a _Compiled's `used` is the call that last ran it
         self.traces = 0
+        self._warned = False
         self._last_key = None
+
+    def _check_static_names(self):
+        params = self._signature.parameters if self._signature else {}
+        kinds = inspect.Parameter
+        if any(p.kind is kinds.VAR_KEYWORD for p in params.values()):
+            return
+        for name in self.static_argnames:
+            if params and name not in params:
+                raise ValueError(f"ft.jit: static_argnames {name!r} is not a parameter of "
+                                 f"{getattr(self.f, '__name__', 'the function')}")
+
+    def take_statics(self, args, kwargs):
+        """(args, kwargs, statics) with every static argument taken out, however it was
+        passed: positionally, by keyword, or left to its default (mapped through f's
+        signature, as jax.jit). statics: (position or name, value) pairs."""
+        sig = self._signature
+        if sig is not None:
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"ft.jit: {e}") from None
+            bound.apply_defaults()
+            args, kwargs = list(bound.args), dict(bound.kwargs)
+            names = [p.name for p in sig.parameters.values()
+                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        else:
+            args, kwargs, names = list(args), dict(kwargs), []
+        statics = []
+        for n in self.static_argnums:
+            i = n % len(args) if -len(args) <= n < len(args) else None
+            if i is None:
+                raise ValueError(f"ft.jit: static_argnums {n} is out of range for a call "
+                                 f"with {len(args)} positional arguments")
+            statics.append((i, args[i]))
+        for name in self.static_argnames:
+            if name in names and names.index(name) < len(args):
+                i = names.index(name)
+                if all(w != i for w, _ in statics):
+                    statics.append((i, args[i]))
+            elif name in kwargs:
+                statics.append((name, kwargs[name]))
+        for where, value in statics:
+            _check_hashable(value, f"static argument {where!r}")
+            if isinstance(where, int):
+                args[where] = None
+            else:
+                kwargs[where] = None
+        return args, kwargs, statics
 
     def __call__(self, *args, **kwargs):
         if current_level() > 0:
             return self.f(*args, **kwargs)  # inside a transform: run inline (module docstring)
-        if not kwargs and not self.static_argnums:
+        self._clock += 1
+        if not kwargs and not self.static_argnums and not self.static_argnames:
             # Fast path: positional arrays; the key is their types, shapes and dtypes.
             try:
                 compiled = self._fast.get(tuple([(a.__class__, a.shape, a.dtype)
@@ -190,45 +296,60 @@ class Jitted:
             except AttributeError:  # a Python scalar or a pytree among the arguments
                 compiled = None
             if compiled is not None:
-                return compiled.run(*args)
+                compiled.used = self._clock
+                try:
+                    return compiled.run(*args)
+                except StaleShape:
+                    pass
         split = _Split(self, args, kwargs)
         if split.holds_tensor:
             return self.f(*args, **kwargs)
         compiled = self._cache.get(split.key)
         if compiled is not None:
-            return compiled.run(*_dynamic_values(split, compiled.xp))
-        compiled, first = self._compile(split, args, kwargs)
+            compiled.used = self._clock
+            try:
+                return compiled.run(*[x for x, d in zip(split.leaves, split.dynamic) if d])
+            except StaleShape:   # a value-dependent shape changed: trace this call again
+                pass
+        compiled, first = self._compile(split)
         return optree.tree_unflatten(compiled.out_tree, first)  # the tracing run's outputs
 
     def __get__(self, obj, objtype=None):
-        """As a method decorator: bind the instance (a static argument would need hashing)."""
+        """As a method decorator: bind the instance, which is then argument 0 (a pytree, or
+        static through static_argnums=0; see _static_leaf)."""
         return self if obj is None else functools.partial(self, obj)
 
-    def _compile(self, split, args, kwargs):
-        xp = array_module([x for x, d in zip(split.leaves, split.dynamic)
-                           if d and type(x) not in _SCALARS], "ft.jit")
-        leaves = [xp.asarray(x) if d and type(x) in _SCALARS else x
-                  for x, d in zip(split.leaves, split.dynamic)]
-        traced, first = trace(self.f, leaves, split.dynamic, split.rebuild,
+    def _compile(self, split):
+        leaves = [x for x, d in zip(split.leaves, split.dynamic) if d]
+        xp = array_module([x for x in leaves if type(x) not in _SCALARS], "ft.jit")
+        traced, first = trace(self.f, split.leaves, split.dynamic, split.rebuild,
                               split.input_names())
+        first = _own_outputs(first, leaves)
         compiled = _Compiled(traced, optimize(traced), xp)
-        compiled.fast_key = None
-        if not kwargs and not self.static_argnums and all(
-                type(a) is np.ndarray or is_array(a) for a in args):
-            compiled.fast_key = tuple([(a.__class__, a.shape, a.dtype) for a in args])
+        compiled.key, compiled.used = split.key, self._clock
+        if all(type(x) is np.ndarray or is_array(x) for x in leaves) and \
+                split.tree == optree.tree_structure((tuple(leaves), {})) and \
+                not self.static_argnums and not self.static_argnames:
+            compiled.fast_key = tuple([(a.__class__, a.shape, a.dtype) for a in leaves])
         with self._lock:
             self.traces += 1
-            if self.traces > self.max_retraces:
+            if self.traces > self.max_retraces and not self._warned:
+                self._warned = True
                 warnings.warn(f"ft.jit({getattr(self.f, '__name__', 'f')}) traced "
                               f"{self.traces} times; {_what_changed(self._last_key, split.key)}"
-                              ". Mark changing Python values static, or keep shapes fixed",
+                              ". Mark changing Python values static, or keep shapes fixed "
+                              "(further traces are counted in .traces, not warned about)",
                               PerformanceWarning, stacklevel=3)
             self._last_key = split.key
+            old = self._cache.pop(split.key, None)
+            if old is not None:
+                self._fast.pop(old.fast_key, None)
             self._cache[split.key] = compiled
             if compiled.fast_key is not None:
                 self._fast[compiled.fast_key] = compiled
-            while len(self._cache) > self.cache_size:
-                oldest = self._cache.pop(next(iter(self._cache)))
+            while len(self._cache) > self.cache_size:   # least recently used first
+                oldest = min(self._cache.values(), key=lambda c: c.used)
+                del self._cache[oldest.key]
                 self._fast.pop(oldest.fast_key, None)
         return compiled, first
 
@@ -237,7 +358,7 @@ class Jitted:
         `.optimized` (Programs), `.groups` (its fusion groups) and `.fn.source` (the generated
         code)."""
         split = _Split(self, args, kwargs)
-        return self._cache.get(split.key) or self._compile(split, args, kwargs)[0]
+        return self._cache.get(split.key) or self._compile(split)[0]
 
 
 def _what_changed(old, new):

@@ -7,6 +7,14 @@ buffers of dead intermediates where buffers.py allows it (`v9 = k5(v7, v8, out=v
 generated function; an output that is a constant array is copied, so a caller that writes into
 a result never changes what a later call returns.
 
+Every intermediate dies at its last use (`del`), whatever op made it, so the program's peak of
+memory is that of eager code. An equation whose output shape depends on operand values (a
+boolean mask) is followed by a check of that shape, raising StaleShape when it differs from
+the traced one (the caller traces again). Outputs are fresh: one that may share memory with an
+input, a constant or another output (a view, an input returned as is, a value returned twice)
+is copied, so writing into a result never changes an argument, a later result or another
+output. A weak Var (Python scalar arithmetic) is made a Python scalar again (`.item()`).
+
 On a device module each fusion group (fuse.py) becomes one generated function of xp ufunc calls
 wrapped with `xp.fuse`, called once (`v8, v9 = g0(v6, v0)`): cupy.fuse compiles it into one
 kernel. Its array constants are arguments (cupy.fuse traces arguments only); scalars are globals.
@@ -22,6 +30,10 @@ from .fuse import FusionGroup, elementwise_name, fusion_groups, is_array_const, 
 from .ir import Const, Var
 
 
+class StaleShape(Exception):
+    """A value-dependent shape differs from the traced one: the program must be traced again."""
+
+
 def _kernel(op, params, xp):
     fn = op.numpy_impl if xp is np else functools.partial(op.kernel, xp)
     return functools.partial(fn, **params) if params else fn
@@ -30,7 +42,7 @@ def _kernel(op, params, xp):
 def generate(program, xp, single=False):
     """The program as a function of its inputs returning the list of its outputs (the output
     itself when `single`)."""
-    scope, consts = {}, {}
+    scope, consts = {"StaleShape": StaleShape}, {}
 
     def name(atom):
         if isinstance(atom, Var):
@@ -47,13 +59,21 @@ def generate(program, xp, single=False):
         if eqn.op.multiple_results:
             outs += ","
         args = [name(a) for a in eqn.ins] + ([f"out=v{out.id}"] if out is not None else [])
-        return f"    {outs} = k{i}({', '.join(args)})"
+        line = f"    {outs} = k{i}({', '.join(args)})"
+        if eqn.outs[0].weak:
+            line += ".item()"
+        return [line] + [f"    if v{v.id}.shape != {v.shape!r}: raise StaleShape"
+                         for v in eqn.outs if eqn.guard]
 
     params = ", ".join(f"v{v.id}" for v in program.inputs)
     lines, fused = [f"def program({params}):"], []
     if is_host(xp):
         buffers = plan_buffers(program)
-        lines += [call(i, eqn, buffers.get(i)) for i, eqn in enumerate(program.eqns)]
+        dying = _deaths(program, keep={v.id for v in buffers.values()})
+        for i, eqn in enumerate(program.eqns):
+            lines += call(i, eqn, buffers.get(i))
+            if dying.get(i):
+                lines.append(f"    del {', '.join(dying[i])}")
     else:
         scope["xp"] = xp
         for node in schedule(program, fusion_groups(program)):
@@ -62,13 +82,10 @@ def generate(program, xp, single=False):
                 ins = ", ".join(_fused_params(node, name))
                 lines.append(f"    {', '.join(map(repr, node.outputs))} = g{len(fused) - 1}({ins})")
             else:
-                lines.append(call(node, program.eqns[node]))
-    results = []
-    for atom in program.outputs:
-        text = name(atom)
-        if isinstance(atom, Const) and hasattr(atom.value, "copy"):
-            text += ".copy()"
-        results.append(text)
+                lines += call(node, program.eqns[node])
+    copies = outputs_to_copy(program)
+    results = [name(a) + (".copy()" if k in copies else "")
+               for k, a in enumerate(program.outputs)]
     lines.append(f"    return {results[0]}" if single else f"    return [{', '.join(results)}]")
     source = "\n\n".join(fused + ["\n".join(lines)])
     exec(compile(source, "<ft.jit program>", "exec"), scope)
@@ -77,6 +94,62 @@ def generate(program, xp, single=False):
     fn = scope["program"]
     fn.source = source
     return fn
+
+
+def _deaths(program, keep):
+    """{equation index: names of the intermediates last read there (or never read)}, leaving
+    out outputs, inputs and the Vars in `keep` (buffers a later equation writes into)."""
+    last, made = {}, {}
+    for i, eqn in enumerate(program.eqns):
+        for v in eqn.outs:
+            made[v.id] = i
+        for a in eqn.ins:
+            if isinstance(a, Var):
+                last[a.id] = i
+    spared = keep | {a.id for a in program.outputs if isinstance(a, Var)}
+    dying = {}
+    for vid, i in made.items():
+        if vid not in spared:
+            dying.setdefault(last.get(vid, i), []).append(f"v{vid}")
+    return dying
+
+
+def _fresh_op(eqn):
+    """Whether the op always returns new memory (a ufunc without `out=`, matmul included)."""
+    return isinstance(eqn.op.numpy_impl, np.ufunc)
+
+
+def outputs_to_copy(program):
+    """Indices of the outputs that may share memory with an input, a constant or an earlier
+    output. Each value's possible memory is the set of places it may view: a fresh op's output
+    is its own place; any other op's output may view any of its operands' places."""
+    places = {v.id: {("in", v.id)} for v in program.inputs}
+    for eqn in program.eqns:
+        if _fresh_op(eqn):
+            for v in eqn.outs:
+                places[v.id] = {("new", v.id)}
+            continue
+        seen = set()
+        for a in eqn.ins:
+            if isinstance(a, Var):
+                seen |= places[a.id]
+            elif hasattr(a.value, "shape") and not isinstance(a.value, np.generic):
+                seen.add(("const", id(a.value)))
+        for v in eqn.outs:
+            places[v.id] = seen
+    copies, taken = set(), set()
+    for k, atom in enumerate(program.outputs):
+        if isinstance(atom, Const):
+            mine = {("const", id(atom.value))} if hasattr(atom.value, "copy") else set()
+        elif atom.weak:
+            mine = set()
+        else:
+            mine = places[atom.id]
+        if any(p[0] != "new" for p in mine) or mine & taken:
+            copies.add(k)
+        else:
+            taken |= mine
+    return copies
 
 
 def _fused_params(group, name):

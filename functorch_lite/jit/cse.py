@@ -1,15 +1,30 @@
 """Common-subexpression elimination: an equation equal to an earlier one (same op, same
-params, same inputs) reuses the earlier outputs. Safe because ops are pure. Arrays compare by
-identity, Python scalars by value; equations whose params cannot be made hashable are left alone."""
+params, same inputs, same recomputation region) reuses the earlier outputs. Safe because ops
+are pure. Constants are equal only when bitwise equal with equal type: arrays by identity,
+scalars by type and bits (0.0 and -0.0 differ, so do 1 and 1.0 and True); params likewise.
+Equations whose params cannot be made hashable are left alone. Equations of different regions
+are never merged: a checkpointed segment replayed in the backward pass must not reuse the
+forward pass's values, or the checkpoint would keep them alive (JAX's prevent_cse)."""
 import numpy as np
 
 from ._rewrite import substitute
 from .ir import Var
 
 
+def scalar_key(x):
+    """A key equal for two scalars exactly when they are the same type and bits."""
+    if isinstance(x, float):
+        return type(x), x.hex()
+    if isinstance(x, complex):
+        return type(x), x.real.hex(), x.imag.hex()
+    if isinstance(x, np.generic):
+        return type(x), x.tobytes()
+    return type(x), x
+
+
 def _freeze(p):
     if isinstance(p, (list, tuple)):
-        return tuple(_freeze(x) for x in p)
+        return type(p), tuple(_freeze(x) for x in p)
     if isinstance(p, dict):
         return tuple(sorted((k, _freeze(v)) for k, v in p.items()))
     if isinstance(p, slice):
@@ -17,7 +32,7 @@ def _freeze(p):
     if isinstance(p, np.ndarray):
         raise TypeError("arrays in params are not compared")
     hash(p)
-    return p
+    return scalar_key(p)
 
 
 def _key(eqn):
@@ -26,9 +41,10 @@ def _key(eqn):
     except TypeError:
         return None
     ins = tuple(("v", a.id) if isinstance(a, Var) else
-                ("s", type(a.value), a.value) if isinstance(a.value, (bool, int, float, complex))
+                ("s",) + scalar_key(a.value) if isinstance(a.value, (bool, int, float, complex,
+                                                                     np.generic))
                 else ("c", id(a.value)) for a in eqn.ins)
-    return eqn.op, params, ins
+    return eqn.op, params, ins, eqn.region
 
 
 def eliminate_common_subexpressions(program):

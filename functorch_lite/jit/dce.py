@@ -1,7 +1,9 @@
 """Dead-code elimination: drop equations none of whose outputs is used.
 
 Walks the equations backwards with the set of live Vars (JAX's dce_jaxpr in one loop). Safe
-because every op is pure. This removes what the transforms compute and discard: the primal
+because every op is pure; a guarded equation (a value-dependent shape, checked on each call)
+is kept, since the Python that read that shape while tracing may have baked it into the
+program. This removes what the transforms compute and discard: the primal
 outputs under grad, f's own output tangent under jacfwd, unused cotangents.
 """
 from .ir import Var
@@ -11,7 +13,7 @@ def eliminate_dead_code(program):
     live = {a.id for a in program.outputs if isinstance(a, Var)}
     kept = []
     for eqn in reversed(program.eqns):
-        if any(v.id in live for v in eqn.outs):
+        if eqn.guard or any(v.id in live for v in eqn.outs):
             kept.append(eqn)
             live.update(a.id for a in eqn.ins if isinstance(a, Var))
     kept.reverse()

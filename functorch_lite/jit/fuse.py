@@ -27,7 +27,10 @@ from .ir import Const, Var, _typ
 
 
 def elementwise_name(eqn):
-    """The array-module function computing `eqn` one element at a time, or None."""
+    """The array-module function computing `eqn` one element at a time, or None (also for
+    Python scalar arithmetic, a weak Var: it runs on the host as Python scalars)."""
+    if eqn.outs[0].weak:
+        return None
     impl = eqn.op.numpy_impl
     if isinstance(impl, np.ufunc):   # matmul is a gufunc (a signature): not elementwise
         ok = impl.signature is None and impl.nout == 1 and not eqn.params

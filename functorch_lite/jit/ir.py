@@ -6,8 +6,24 @@ A Program is autodidax's jaxpr in miniature. `inputs` are Vars (one per array le
 arguments); each Eqn applies one Op with its static params to atoms (Vars or Consts) and binds
 new Vars; `outputs` are atoms. Every Var is bound exactly once, and equations are in execution
 order, so a pass is a loop over the list. A Var records the shape and dtype seen when it was
-traced (passes use them to decide rewrites, the printer shows them). A Const holds an array or
-Python value captured at trace time: closure arrays, creation results, folded subprograms.
+traced (passes use them to decide rewrites, the printer shows them); a *weak* Var is a Python
+scalar argument, passed to the kernels as the Python scalar itself, so NumPy's promotion rules
+for Python scalars (NEP 50) hold as in eager code.
+
+Note [captured constants]: a Const is a value the program does not compute: an array the
+traced function read without receiving it as an argument (a closure array, a global, a
+creation result, a one-hot basis of jacrev) or a folded subprogram. ft.jit follows JAX's rule
+and holds it in every pass: such a value is read once, at trace time. Tracing copies each
+mutable array operand when it first meets it, so a later in-place change by the caller (`A *=
+10`) is seen by no part of the program, exactly as it is not seen by Python code that ran
+while tracing (`np.sum(A)` on a closure array runs once, then). Passes may therefore read and
+fold constants freely. Arrays that change between calls are arguments.
+
+An Eqn carries two marks besides its op: `region` (equations of a recomputation, such as a
+checkpointed segment replayed in the backward pass, get a fresh region, and CSE never merges
+equations of different regions, which would undo the checkpoint), and `guard` (the op's output
+shape depends on operand values, e.g. a boolean mask: the generated code checks it against the
+traced shape on every call and the program is traced again when it differs).
 """
 import numpy as np
 
@@ -15,21 +31,23 @@ import numpy as np
 class Var:
     """A slot bound once: an input or an equation's output."""
 
-    __slots__ = ("id", "shape", "dtype")
+    __slots__ = ("id", "shape", "dtype", "weak")
 
-    def __init__(self, id, shape, dtype):
+    def __init__(self, id, shape, dtype, weak=False):
         self.id = id
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype) if dtype is not None else None
+        self.weak = weak
 
     def __repr__(self):
         return f"v{self.id}"
 
 
 class Const:
-    """A value fixed at trace time."""
+    """A value the program does not compute, fixed at trace time (Note [captured constants])."""
 
     __slots__ = ("value",)
+    weak = False
 
     def __init__(self, value):
         self.value = value
@@ -45,15 +63,21 @@ class Const:
 
 
 class Eqn:
-    """outs = op(*ins, **params)."""
+    """outs = op(*ins, **params), with its recomputation `region` and shape `guard`."""
 
-    __slots__ = ("op", "params", "ins", "outs")
+    __slots__ = ("op", "params", "ins", "outs", "region", "guard")
 
-    def __init__(self, op, params, ins, outs):
+    def __init__(self, op, params, ins, outs, region=0, guard=False):
         self.op = op
         self.params = params
         self.ins = tuple(ins)
         self.outs = tuple(outs)
+        self.region = region
+        self.guard = guard
+
+    def with_ins(self, ins):
+        """The same equation reading other atoms."""
+        return Eqn(self.op, self.params, ins, self.outs, self.region, self.guard)
 
 
 class Program:

@@ -1,26 +1,42 @@
 """Algebraic simplification on structured constants, as a table of rewrites.
 
 Each row is (op name, rewrite): the rewrite gets an equation and returns the atom its output
-equals, or None. A row only fires when that atom has exactly the output's shape and dtype, so
-broadcasting and type promotion are never lost. The constants these rows look for are what
-the transforms feed in: identity matrices and one-hot bases (jacrev, jacfwd, hessian), ones
-(the seed of grad), zeros (symbolic zeros made concrete).
+equals, or None. A row only fires when that atom has exactly the output's shape, dtype and
+weakness, so broadcasting and type promotion are never lost, and only where the identity is
+exact in IEEE arithmetic for every input, infinities, NaN and signed zeros included: x * 1 and
+x / 1 always; x + z only for a zero z that adds nothing (-0.0, or an integer zero: x + 0.0
+turns -0.0 into 0.0); x - z only for +0.0 or an integer zero. The constants these rows look
+for are what the transforms feed in: identity matrices and one-hot bases (jacrev, jacfwd,
+hessian), ones (the seed of grad), zeros (symbolic zeros made concrete).
+
+Products with an identity or a diagonal matrix are not exact as rewrites (inf * 0 is NaN, and
+zero entries sum with signs the BLAS decides), so they become guarded equations instead: the
+cheap form (x itself, or a scaling by the diagonal) when every operand is finite and every
+result entry nonzero, where it is bitwise the product, else the product as traced.
 """
 import numpy as np
 
+from ..dispatch import Op
 from ._rewrite import substitute
 from .ir import Const, Eqn, Var
 
 
-def _const_equal(atom, fill):
+def _const_equal(atom, fill, sign=None):
+    """Whether `atom` is a constant equal to `fill` everywhere (for floats, with a zero's sign
+    bit `sign` when given; integer and bool zeros have no sign)."""
     if not isinstance(atom, Const):
         return False
     v = atom.value
     if isinstance(v, (bool, int, float, complex)):
-        return v == fill
-    if type(v) is not np.ndarray or v.size > 1 << 22:
+        v = np.asarray(v)
+    elif type(v) is not np.ndarray or v.size > 1 << 22:
         return False
-    return bool((v == fill).all())
+    if not (v == fill).all():
+        return False
+    if sign is None or v.dtype.kind not in "fc":
+        return True
+    parts = (v.real, v.imag) if v.dtype.kind == "c" else (v,)
+    return all(bool((np.signbit(p) == sign).all()) for p in parts)
 
 
 def _is_identity(atom):
@@ -49,8 +65,12 @@ def _ones(atom):
     return _const_equal(atom, 1)
 
 
-def _zeros(atom):
-    return _const_equal(atom, 0)
+def _negative_zeros(atom):
+    return _const_equal(atom, 0, sign=True)
+
+
+def _positive_zeros(atom):
+    return _const_equal(atom, 0, sign=False)
 
 
 def _reshape_to_same_shape(eqn):
@@ -77,10 +97,9 @@ def _full_slices(eqn):
 
 
 RULES = [
-    ("matmul", _either(_is_identity)),           # I @ x -> x, x @ I -> x
     ("multiply", _either(_ones)),                # x * 1 -> x
-    ("add", _either(_zeros)),                    # x + 0 -> x
-    ("subtract", _other_if(1, _zeros)),          # x - 0 -> x
+    ("add", _either(_negative_zeros)),           # x + -0.0 -> x
+    ("subtract", _other_if(1, _positive_zeros)),  # x - 0.0 -> x
     ("divide", _other_if(1, _ones)),             # x / 1 -> x
     ("true_divide", _other_if(1, _ones)),
     ("reshape", _reshape_to_same_shape),         # reshape to its own shape -> x
@@ -92,24 +111,23 @@ for _name, _rule in RULES:
 
 
 def _diagonal_of(eqn):
-    """v when `eqn` is I * v (or v * I) for a vector v: the identity basis of jacfwd/jacrev
-    scaled by a vector is diag(v)."""
+    """(eye, v) when `eqn` is I * v (or v * I) for a vector v: the identity basis of
+    jacfwd/jacrev scaled by a vector is diag(v)."""
     if eqn.op.name != "multiply" or len(eqn.ins) != 2:
         return None
     for eye, v in (eqn.ins, eqn.ins[::-1]):
         n = v.shape[-1] if v.shape else 0
         if (_is_identity(eye) and eye.shape == (n, n) and v.shape in ((n,), (1, n))
-                and v.dtype == eqn.outs[0].dtype):
-            return v
+                and v.dtype == eqn.outs[0].dtype and not v.weak):
+            return eye, v
     return None
 
 
 def simplify(program):
-    """Apply RULES, then turn products with a diagonal matrix into scalings (diag(v) @ X is
-    v[:, None] * X: an n^3 product becomes n^2 work)."""
+    """Apply RULES, then turn products with an identity or a diagonal matrix into guarded
+    equations (diag(v) @ X as v[:, None] * X where that is exact: an n^3 product becomes n^2
+    work)."""
     kept, replaced, diagonals = [], {}, {}
-    next_id = 1 + max([v.id for v in program.inputs] +
-                      [v.id for e in program.eqns for v in e.outs], default=0)
     for eqn in program.eqns:
         if replaced:
             (eqn,), _ = substitute([eqn], [], replaced)
@@ -117,42 +135,70 @@ def simplify(program):
         target = None
         for rule in _TABLE.get(eqn.op.name, ()):
             atom = rule(eqn)
-            if atom is not None and atom.shape == out.shape and atom.dtype == out.dtype:
+            if (atom is not None and atom.shape == out.shape and atom.dtype == out.dtype
+                    and atom.weak == out.weak):
                 target = atom
                 break
         if target is not None:
             replaced[out.id] = target
             continue
-        v = _diagonal_of(eqn)
-        if v is None and eqn.op.name == "transpose" and isinstance(eqn.ins[0], Var):
-            v = diagonals.get(eqn.ins[0].id)  # a diagonal matrix is its own transpose
-        if v is not None:
-            diagonals[out.id] = v
-        elif eqn.op.name == "matmul" and any(isinstance(a, Var) and a.id in diagonals
-                                             for a in eqn.ins):
-            scaled, next_id = _scale_by_diagonal(eqn, diagonals, next_id)
-            if scaled:
-                kept.extend(scaled)
-                continue
+        found = _diagonal_of(eqn)
+        if found is not None:
+            diagonals[out.id] = found + (eqn, None)
+        elif (eqn.op.name == "transpose" and isinstance(eqn.ins[0], Var)
+              and eqn.ins[0].id in diagonals):
+            diagonals[out.id] = diagonals[eqn.ins[0].id][:3] + (eqn,)
+        elif eqn.op.name == "matmul" and len(eqn.ins) == 2:
+            eqn = _guarded_product(eqn, diagonals)
         kept.append(eqn)
     _, outputs = substitute([], program.outputs, replaced)
     return program.replace(eqns=kept, outputs=outputs)
 
 
-def _scale_by_diagonal(eqn, diagonals, next_id):
-    """diag(v) @ X -> reshape(v, (n, 1)) * X;  X @ diag(v) -> X * v (same shape and dtype)."""
-    from ..ops import BUILTIN_OPS as ops
+def _guarded_product(eqn, diagonals):
+    """matmul(a, b) with an identity or diagonal operand as a guarded equation, else as is."""
     a, b = eqn.ins
     out = eqn.outs[0]
-    if isinstance(a, Var) and a.id in diagonals and len(b.shape) in (1, 2):
-        v = diagonals[a.id]
-        if len(b.shape) == 1:
-            if v.shape != b.shape:
-                return None, next_id
-            return [Eqn(ops["multiply"], {}, [v, b], [out])], next_id
-        column = Var(next_id, (v.shape[-1], 1), v.dtype)
-        return [Eqn(ops["reshape"], {"shape": column.shape}, [v], [column]),
-                Eqn(ops["multiply"], {}, [column, b], [out])], next_id + 1
-    if isinstance(b, Var) and b.id in diagonals and len(a.shape) in (1, 2):
-        return [Eqn(ops["multiply"], {}, [a, diagonals[b.id]], [out])], next_id
-    return None, next_id
+    for k, (m, x) in enumerate(((a, b), (b, a))):
+        if x.shape == out.shape and x.dtype == out.dtype and not x.weak and _is_identity(m):
+            return Eqn(identity_product, {"left": k == 0}, [m, x], eqn.outs, eqn.region)
+        if isinstance(m, Var) and m.id in diagonals and len(x.shape) in (1, 2):
+            eye, v, product, transpose = diagonals[m.id]
+            if v.shape[-1] != x.shape[0 if k == 0 else -1] or v.dtype != out.dtype:
+                continue
+            params = {"left": k == 0, "eye_first": product.ins[0] is eye,
+                      "transpose": None if transpose is None else tuple(transpose.params.items())}
+            return Eqn(diagonal_product, params, [eye, v, x], eqn.outs, eqn.region)
+    return eqn
+
+
+def _exact(xp, result, *operands):
+    """Whether `result`, computed without the zeros of an identity or diagonal matrix, is
+    bitwise the matrix product: finite operands (no inf * 0) and no zero entry (whose sign
+    the BLAS's summation would decide)."""
+    return all(bool(xp.isfinite(o).all()) for o in operands) and bool((result != 0).all())
+
+
+def _identity_product_kernel(xp, eye, x, *, left):
+    if _exact(xp, x, x):
+        return x
+    return xp.matmul(eye, x) if left else xp.matmul(x, eye)
+
+
+def _diagonal_product_kernel(xp, eye, v, x, *, left, eye_first, transpose):
+    n = eye.shape[0]
+    scaled = (v.reshape(n, 1) * x if x.ndim == 2 else v.reshape(n) * x) if left else \
+        x * v.reshape(n)
+    if _exact(xp, scaled, v, x):
+        return scaled
+    d = xp.multiply(eye, v) if eye_first else xp.multiply(v, eye)
+    if transpose is not None:
+        d = xp.transpose(d, **dict(transpose))
+    return xp.matmul(d, x) if left else xp.matmul(x, d)
+
+
+identity_product = Op("identity_product", _identity_product_kernel)
+"""I @ x (left) or x @ I: x itself where that is exact (made by simplify, never by tracing)."""
+diagonal_product = Op("diagonal_product", _diagonal_product_kernel)
+"""diag(v) @ x (left) or x @ diag(v), diag(v) = I * v (transposed by `transpose`'s params):
+a scaling where that is exact (made by simplify, never by tracing)."""

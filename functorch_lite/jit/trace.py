@@ -7,11 +7,14 @@ tracing. Tracing runs the kernels on the real argument values, so every Var know
 dtype; Python code that reads a traced *value* (`if x > 0`, `float(x)`) is refused, because the
 replayed program would not run that Python again.
 """
+import numpy as np
 import optree
 
-from ..interpreter import Interpreter
+from ..interpreter import Interpreter, recomputation_region
 from ..tensor import Tensor, TransformTensor
 from .ir import Const, Eqn, Program, Var
+
+PYTHON_SCALARS = (bool, int, float, complex)
 
 
 class TracerConversionError(TypeError):
@@ -42,6 +45,40 @@ class TraceTensor(TransformTensor):
         self.var = var
         self._interpreter = interpreter
 
+    @property
+    def shape(self):
+        return self.var.shape
+
+    @property
+    def dtype(self):
+        return self.var.dtype
+
+
+def _python_operator(name):
+    """TraceTensor's operator `name`: on Python scalar arguments (weak Vars) and Python scalars
+    it gives a weak Var, whose value is a Python scalar at run time too, as Python's own
+    arithmetic does in eager code (`lr * 0.5` stays weakly typed; np.multiply(lr, 0.5) is a
+    NumPy scalar, as eagerly)."""
+    def operator(self, *other):
+        if self.var.weak and all(type(o) in PYTHON_SCALARS or
+                                 type(o) is TraceTensor and o.var.weak for o in other):
+            interp = self._interpreter
+            interp.python_arithmetic = True
+            try:
+                return getattr(Tensor, name)(self, *other)
+            finally:
+                interp.python_arithmetic = False
+        return getattr(Tensor, name)(self, *other)
+    operator.__name__ = name
+    return operator
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
+    for _dunder in (f"__{_name}__", f"__r{_name}__"):
+        setattr(TraceTensor, _dunder, _python_operator(_dunder))
+for _dunder in ("__neg__", "__pos__", "__abs__"):
+    setattr(TraceTensor, _dunder, _python_operator(_dunder))
+
 
 class TraceInterpreter(Interpreter):
     """Records each op applied to its TraceTensors as an Eqn. See Note [the jit program]."""
@@ -54,9 +91,14 @@ class TraceInterpreter(Interpreter):
         self.nvars = 0
         self.input_names = input_names
         self.inputs = []
+        self.captured = {}  # id(array) -> (array, its copy): Note [captured constants]
+        self.python_arithmetic = False  # a Python operator on Python scalars is running
 
     def new_var(self, value):
-        var = Var(self.nvars, getattr(value, "shape", ()), getattr(value, "dtype", None))
+        if type(value) in PYTHON_SCALARS:   # a weak Var: NumPy's default dtype for its type
+            var = Var(self.nvars, (), np.dtype(type(value)), weak=True)
+        else:
+            var = Var(self.nvars, getattr(value, "shape", ()), getattr(value, "dtype", None))
         self.nvars += 1
         return TraceTensor(value, var, self)
 
@@ -76,17 +118,46 @@ class TraceInterpreter(Interpreter):
                                 "only values derived from the jitted function's arguments may "
                                 "reach it")
             else:
-                ins.append(Const(a))
+                ins.append(Const(self.snapshot(a)))
                 values.append(a)
         out = op(*values, **params)
+        if self.python_arithmetic and all(type(v) in PYTHON_SCALARS for v in values):
+            out = out.item()   # a weak Var (see _python_operator)
         if op.multiple_results:
             wrapped = tuple(self.new_var(o) for o in out)
             outs = [w.var for w in wrapped]
         else:
             wrapped = self.new_var(out)
             outs = [wrapped.var]
-        self.eqns.append(Eqn(op, params, ins, outs))
+        shape_of_values = getattr(op, "value_dependent_shape", None)
+        self.eqns.append(Eqn(op, params, ins, outs, recomputation_region(),
+                             bool(shape_of_values and shape_of_values(*values, **params))))
         return wrapped
+
+    def snapshot(self, value):
+        """The copy of a mutable array operand taken when the trace first met it (one per array,
+        so equal operands stay one constant; views of one NumPy array stay views of one copy).
+        See Note [captured constants] in ir.py."""
+        if not hasattr(value, "copy") or isinstance(value, np.generic):
+            return value
+        entry = self.captured.get(id(value))
+        if entry is None:
+            entry = self.captured[id(value)] = (value, self._copy(value))
+        return entry[1]
+
+    def _copy(self, value):
+        base = value.base
+        if (type(value) is np.ndarray and type(base) is np.ndarray and base.base is None
+                and (base.flags.c_contiguous or base.flags.f_contiguous)
+                and base.nbytes <= 4 * max(value.nbytes, 1)):
+            copy = self.snapshot(base)
+            offset = value.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+            try:
+                return np.ndarray(value.shape, value.dtype, buffer=copy, offset=offset,
+                                  strides=value.strides)
+            except (TypeError, ValueError):
+                pass
+        return value.copy()
 
     def concretize(self, tensor, kind):
         what = {"bool": "a Python bool (if/while on it)", "int": "a Python int",
@@ -97,7 +168,10 @@ class TraceInterpreter(Interpreter):
             f"ft.jit: cannot convert a traced value of shape {tensor.shape} to {what} while "
             f"tracing; it depends on {names}. The compiled program replays array operations "
             "only, so Python control flow on values cannot be recorded: mark the argument "
-            "static (static_argnums / static_argnames) or write the choice with fnp.where")
+            "static (static_argnums / static_argnames) or write the choice with fnp.where"
+            + ("; functions whose result shape depends on values (nonzero, argwhere, "
+               "unique) cannot be compiled: select with fnp.where or a boolean mask x[mask] "
+               "(whose shape ft.jit checks on every call)" if kind == "array" else ""))
 
     def _sources(self, var):
         """Names of the inputs `var` depends on (walks the equations backwards)."""
@@ -120,8 +194,14 @@ def trace(f, leaves, dynamic, rebuild, input_names):
         out = f(*args, **kwargs)
         del wrapped, args, kwargs
     out_leaves, out_tree = optree.tree_flatten(out)
+    atoms, values = _outputs(out_leaves, interp)
+    return Program(interp.inputs, interp.eqns, atoms, out_tree, input_names), values
+
+
+def _outputs(leaves, interp):
+    """The output atoms and the tracing run's output values (a constant output copied)."""
     atoms, values = [], []
-    for x in out_leaves:
+    for x in leaves:
         if type(x) is TraceTensor and x._interpreter is interp:
             atoms.append(x.var)
             values.append(x.value)
@@ -132,4 +212,4 @@ def trace(f, leaves, dynamic, rebuild, input_names):
         else:
             atoms.append(Const(x))
             values.append(x.copy() if hasattr(x, "copy") else x)
-    return Program(interp.inputs, interp.eqns, atoms, out_tree, input_names), values
+    return atoms, values

@@ -154,7 +154,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     """As numpy.unique: the sorted unique values (on concrete values).
 
     Under grad and jvp each unique value carries the derivative of its first occurrence;
-    under vmap the number of unique values would differ per example, so it is refused.
+    under vmap and ft.jit, whose results need shapes known without the values, it is refused.
 
     Args:
         ar: the array.
@@ -168,7 +168,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         The unique values, or a tuple with the requested extra arrays.
 
     Raises:
-        TypeError: called under vmap.
+        TypeError: called under vmap or ft.jit (TracerConversionError there).
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
@@ -179,10 +179,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     try:
         concrete = _concrete(ar)
     except TypeError as e:
-        raise TypeError("functorch_lite.numpy.unique cannot run under vmap: the number of "
-                        "unique values depends on the values, so it would differ per "
-                        "example. Call it outside the vmapped function, or use a fixed-size "
-                        "alternative (fnp.sort, a comparison with fnp.equal).") from e
+        raise type(e)("functorch_lite.numpy.unique needs concrete values: the number of "
+                      "unique values depends on the values, so under vmap it would differ per "
+                      "example and under ft.jit the compiled program could not replay it. Call "
+                      "it outside the transformed (or jitted) function, or use a fixed-size "
+                      "alternative (fnp.sort, a comparison with fnp.equal).") from e
     result = xp_of(concrete).unique(concrete, return_index=True, return_inverse=return_inverse,
                                     return_counts=return_counts, axis=axis,
                                     equal_nan=equal_nan)

@@ -80,6 +80,9 @@ def _scatter_multiply_by_rank(xp, out, idx, values):
 
 
 getitem = defop("getitem", _getitem_kernel, doc="x[index] with array slots filled by operands.")
+getitem.value_dependent_shape = lambda x, *arrays, index: any(
+    getattr(a, "dtype", None) == bool for a in arrays)
+"""A boolean mask operand makes the output's shape depend on the mask's values."""
 scatter = defop("scatter", _scatter_kernel,
                 doc="A copy of x with x[index] updated by values; mode is one of set, add, "
                     "multiply, min, max. Repeated indices accumulate for add/multiply/min/max.")

@@ -42,11 +42,25 @@ def dtype_of(x):
     return np.dtype(dt) if dt is not None else np.asarray(x).dtype
 
 
+def refuse_array_subclass(x, transform):
+    """Masked arrays and np.matrix give NumPy's operators other meanings (a mask that drops
+    elements, `*` as a matrix product) that the library's ops, which compute on the data, would
+    silently drop: refused, with the conversion to write instead."""
+    if isinstance(x, (np.ma.MaskedArray, np.matrix)):
+        kind = "a masked array" if isinstance(x, np.ma.MaskedArray) else "an np.matrix"
+        fix = ("np.ma.filled(x, fill) or x.data with the mask as an explicit operand "
+               "(fnp.where(mask, ...))" if isinstance(x, np.ma.MaskedArray)
+               else "np.asarray(x), with @ for matrix products")
+        raise TypeError(f"{transform} got {kind}, whose operators mean something else than an "
+                        f"array's; the transforms compute on plain arrays. Pass {fix}")
+
+
 def as_differentiable_leaf(x, where, transform):
     """A leaf to differentiate: arrays and wrappers pass, Python floats become NumPy float64
     (complex128) scalars, which mix with device arrays as CuPy allows (a 0-d NumPy array
     would not); integer, bool and non-numeric leaves are refused with the position named."""
     if isinstance(x, Tensor) or is_array(x):
+        refuse_array_subclass(x, transform)
         dt = dtype_of(x)
         if dt.kind not in "fc":
             raise TypeError(f"{transform} needs floating-point inputs to differentiate; {where} "

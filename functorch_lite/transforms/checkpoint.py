@@ -26,7 +26,7 @@ import optree
 
 from .. import numpy as fnp
 from ..dispatch import Op
-from ..interpreter import stack
+from ..interpreter import recomputation, stack
 from ..tensor import TransformTensor
 from .reverse import GradTensor, ReverseInterpreter, _Node
 
@@ -222,7 +222,8 @@ def _checkpoint_op(name, steps, ext_slots, out_slots):
     @op.def_vjp
     def _vjp(ct, primals, _):
         from .reverse import vjp
-        outs, pullback = vjp(functools.partial(replay, use_saved=True), *primals)
+        with recomputation():
+            outs, pullback = vjp(functools.partial(replay, use_saved=True), *primals)
         return pullback(tuple(fnp.zeros_like(o) if c is None else c for c, o in zip(ct, outs)))
 
     @op.def_jvp

@@ -41,7 +41,7 @@ from ..derivatives import (  # noqa: F401  (registers the jvp rules)
     jvp_elementwise, jvp_reductions, jvp_shape, jvp_indexing, jvp_linalg, jvp_conv,
     jvp_pool, jvp_fft, jvp_special, jvp_scipy_linalg, jvp_eig)
 from .. import numpy as fnp
-from ._pytree import check_output_leaf, private_copy, split_aux
+from ._pytree import check_output_leaf, private_copy, refuse_array_subclass, split_aux
 
 float0 = np.dtype([("float0", np.void, 0)])
 """The dtype of the tangent of an integer or bool value (as JAX's float0): it holds no data.
@@ -157,6 +157,7 @@ def _shape(x):
 
 
 def _is_value(x):
+    refuse_array_subclass(x, "jvp")
     return isinstance(x, (Tensor, numbers.Number)) or is_array(x)
 
 

@@ -31,7 +31,7 @@ from ..batching_rules.fallback import loop_batch_rule
 from ..dispatch import OPS, Op
 from ..interpreter import Interpreter
 from ..tensor import Tensor, TransformTensor, check_usable
-from ._pytree import check_output_leaf
+from ._pytree import check_output_leaf, refuse_array_subclass
 
 _MISSING = object()
 
@@ -421,6 +421,8 @@ def _batch_size(args, in_dims, leaves, dims, axis_size):
 
 
 def _run(func, kwargs, leaves, dims, rebuild, size, out_dims):
+    for leaf in leaves:
+        refuse_array_subclass(leaf, "vmap")
     with VmapInterpreter(size) as interp:
         wrapped = [interp.unbatched(leaf) if dim is None else
                    BatchedTensor(leaf, dim % len(leaf.shape), interp)
