@@ -148,9 +148,9 @@ def _static_leaf(x, k, split):
             f"ft.jit: {_leaf_name(path)} is a {type(x).__name__}, which is not an array, a "
             "Python scalar or a pytree, and is hashed by identity: the compiled program would "
             "keep what its attributes held when it was traced. Register its class as a pytree "
-            "(optree.register_pytree_node_class(namespace=\"\")) so its arrays are read on every "
-            "call, or mark it static (static_argnums / static_argnames) with "
-            "__hash__ and __eq__ that follow its value")
+            "(@ft.tree.register_pytree_node_class) so its arrays are read on every call, or "
+            "mark it static (static_argnums / static_argnames) with __hash__ and __eq__ that "
+            "follow its value")
     _check_hashable(x, f"argument leaf {x!r}")
     return static_key(x)
 
@@ -161,7 +161,7 @@ def _check_hashable(value, what):
     except TypeError:
         advice = ("pass a tuple instead of a list" if isinstance(value, list) else
                   "make it hashable (a tuple, a frozen dataclass), register its class as a "
-                  "pytree (optree.register_pytree_node_class(namespace=\"\")) so its arrays are traced")
+                  "pytree (@ft.tree.register_pytree_node_class) so its arrays are traced")
         raise TypeError(f"ft.jit: {what} is a {type(value).__name__}, which is not hashable; "
                         f"static values key the compile cache: {advice}, or make it a traced "
                         "(array) argument") from None

@@ -179,9 +179,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     try:
         concrete = _concrete(ar)
     except TypeError as e:
-        raise type(e)("functorch_lite.numpy.unique needs concrete values: the number of "
-                      "unique values depends on the values, so under vmap it would differ per "
-                      "example and under ft.jit the compiled program could not replay it. Call "
+        raise type(e)("functorch_lite.numpy.unique cannot run under vmap or ft.jit: the "
+                      "number of unique values depends on the values, so under vmap it would "
+                      "differ per example and ft.jit could not compile it. Call "
                       "it outside the transformed (or jitted) function, or use a fixed-size "
                       "alternative (fnp.sort, a comparison with fnp.equal).") from e
     result = xp_of(concrete).unique(concrete, return_index=True, return_inverse=return_inverse,

@@ -42,11 +42,14 @@ def dtype_of(x):
     return np.dtype(dt) if dt is not None else np.asarray(x).dtype
 
 
+_OTHER_MEANINGS = (np.ma.MaskedArray, np.matrix)
+
+
 def refuse_array_subclass(x, transform):
     """Masked arrays and np.matrix give NumPy's operators other meanings (a mask that drops
     elements, `*` as a matrix product) that the library's ops, which compute on the data, would
     silently drop: refused, with the conversion to write instead."""
-    if isinstance(x, (np.ma.MaskedArray, np.matrix)):
+    if isinstance(x, _OTHER_MEANINGS):
         kind = "a masked array" if isinstance(x, np.ma.MaskedArray) else "an np.matrix"
         fix = ("np.ma.filled(x, fill) or x.data with the mask as an explicit operand "
                "(fnp.where(mask, ...))" if isinstance(x, np.ma.MaskedArray)
@@ -91,7 +94,8 @@ def flatten_diff_args(args, argnums, transform):
     selected = tuple(selected)
     leaves, spec = optree.tree_flatten(selected)
     for leaf in leaves:  # the common case, checked without naming positions
-        if not ((isinstance(leaf, Tensor) or is_array(leaf)) and dtype_of(leaf).kind in "fc"):
+        if not ((isinstance(leaf, Tensor) or is_array(leaf)) and dtype_of(leaf).kind in "fc"
+                and not isinstance(leaf, _OTHER_MEANINGS)):
             break
     else:
         return leaves, spec

@@ -1,0 +1,131 @@
+"""The differential tester of ft.jit: random programs run eagerly and jitted over a sequence of
+calls, compared bit for bit (used by test_jit_differential.py and, for long runs, by
+benchmarks/fuzz_jit.py).
+
+A case is a random program under a random stack of transforms from the composition fuzzer
+(fuzz_programs.Case), wrapped in a function that also takes a Python scalar argument `s`
+(float, int, bool or complex), a static argument `n` (an int, a float or a bool: values that
+hash equal) and reads a captured closure array `K`:
+
+    f(x, y, s, n) = (g(x, y) * s + K * n,  g(x, y),  x,  (g(x, y) * s + K * n).T)
+
+so its outputs include an argument returned as it is, a value returned twice in two forms and
+a view. The calls: new random values of the arguments' dtype (float64, or float32 for the
+whole case), the same again, `K` changed in place (the rule: a captured array is read when the
+function is traced, so the expected result is eager with K's traced value), static arguments
+of each type in turn, and a second dtype. After every call, each output must equal eager's bit
+for bit (values, NaN and the sign of zero), dtype and shape, and no output may share memory
+with an argument or another output.
+
+Choices come from a Draw, as in fuzz_programs.
+"""
+import numpy as np
+
+import functorch_lite as ft
+from fuzz_programs import Case
+
+SCALARS = [0.75, -1.5, 3, 2, True, 0.5 + 0.25j]
+STATICS = [2, 2.0, True, 1, -0.0, 0.0]
+
+
+def _same_bits(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return False
+    if got.dtype.kind in "fc":
+        parts = [(got.real, want.real), (got.imag, want.imag)] if got.dtype.kind == "c" \
+            else [(got, want)]
+        return all(np.array_equal(a, b, equal_nan=True) and
+                   np.array_equal(np.signbit(a), np.signbit(b)) for a, b in parts)
+    return np.array_equal(got, want)
+
+
+def _leaves(out):
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+class JitCase:
+    """One random program, its calls, and the check of each call."""
+
+    def __init__(self, draw, seed):
+        self.seed = seed
+        self.case = Case(draw, seed)
+        self.stage = self.case.stages[-1]
+        rng = np.random.default_rng(seed + 7)
+        x0, y0 = self.case.inputs_for(self.stage, rng)
+        out_shape = np.shape(self.stage.fn(x0, y0))
+        self.K = rng.uniform(-1, 1, size=out_shape[len(out_shape) - draw.integers(
+            0, len(out_shape)):])
+        self.scalar = draw.choice(SCALARS)
+        self.statics = [draw.choice(STATICS) for _ in range(2)]
+        self.dtypes = [draw.choice([np.float64, np.float32]), np.float64]
+        stage, K = self.stage, self.K
+
+        def f(x, y, s, n):
+            g = stage.fn(x, y)
+            mixed = g * s + K * n
+            return mixed, g, x, ft.numpy.transpose(mixed)
+        self.f = f
+
+    def describe(self):
+        return (f"seed {self.seed}: {self.case.describe()}; s={self.scalar!r}, "
+                f"statics={self.statics}, dtypes={[np.dtype(d).name for d in self.dtypes]}")
+
+    def calls(self):
+        """(description, args, mutate) for each call: mutate(K) runs just before it."""
+        rng = np.random.default_rng(self.seed + 11)
+        out = []
+        for dtype in self.dtypes:
+            for k in range(2):
+                x, y = (a.astype(dtype) for a in self.case.inputs_for(self.stage, rng))
+                out.append((f"{np.dtype(dtype).name} call {k}", (x, y, self.scalar,
+                                                                  self.statics[0]), None))
+            x, y = (a.astype(dtype) for a in self.case.inputs_for(self.stage, rng))
+            out.append(("K changed in place", (x, y, self.scalar, self.statics[0]),
+                        lambda K: K.__imul__(-3.0)))
+            out.append(("another static", (x, y, self.scalar, self.statics[1]), None))
+        return out
+
+    def run(self):
+        """Run every call eagerly and jitted; raise AssertionError naming the first mismatch."""
+        jitted = ft.jit(self.f, static_argnums=3)
+        traced_K = self.K.copy()
+        for what, args, mutate in self.calls():
+            if mutate is not None:
+                mutate(self.K)
+            with np.errstate(all="ignore"):
+                live = self.K.copy()
+                self.K[...] = traced_K       # eager with K as the program captured it
+                try:
+                    want = self.f(*args)
+                except Exception as e:       # then jit raises the same error (the contract)
+                    want = e
+                finally:
+                    self.K[...] = live
+                if isinstance(want, Exception):
+                    self._check_raises(what, args, jitted, want)
+                else:
+                    self._check(what, args, _leaves(jitted(*args)), _leaves(want))
+            if mutate is not None:            # the next calls trace with K's new value
+                jitted = ft.jit(self.f, static_argnums=3)
+                traced_K = self.K.copy()
+
+    def _check_raises(self, what, args, jitted, error):
+        try:
+            jitted(*args)
+        except type(error):
+            return
+        raise AssertionError(f"{self.describe()}; {what}: eager raised {error!r}, jit did not")
+
+    def _check(self, what, args, got, want):
+        where = f"{self.describe()}; {what}"
+        assert len(got) == len(want), f"{where}: {len(got)} outputs, eager {len(want)}"
+        arrays = [a for a in args if isinstance(a, np.ndarray)]
+        for k, (g, w) in enumerate(zip(got, want)):
+            assert _same_bits(g, w), (f"{where}: output {k} differs\n jit   {g!r}\n eager "
+                                      f"{w!r}")
+            if isinstance(g, np.ndarray):
+                others = arrays + [o for j, o in enumerate(got)
+                                   if j != k and isinstance(o, np.ndarray)]
+                assert not any(np.shares_memory(g, o) for o in others), \
+                    f"{where}: output {k} shares memory with an argument or another output"

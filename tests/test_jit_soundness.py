@@ -1,0 +1,351 @@
+"""ft.jit's contract (docs/jit.md): a jitted call returns what the eager call returns, bit for bit,
+dtype and shape, in fresh memory, or refuses with an error naming the fix. One test per rule,
+each a pattern that once gave a silently different answer; the random-program version is
+test_jit_differential.py."""
+import dataclasses
+import functools
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+import functorch_lite as ft
+import functorch_lite.numpy as fnp
+
+
+def _same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind not in "fc":
+        return np.array_equal(a, b)
+    parts = ((a.real, b.real), (a.imag, b.imag)) if a.dtype.kind == "c" else ((a, b),)
+    return all(np.array_equal(p, q, equal_nan=True) and
+               np.array_equal(np.signbit(p), np.signbit(q)) for p, q in parts)
+
+
+def _calls(f, *argsets):
+    """f's results over several calls, jitted (one function) and eager, pairwise."""
+    j = ft.jit(f)
+    return [(j(*args), f(*args)) for args in argsets], j
+
+
+# -- 1. value-dependent shapes ---------------------------------------------------------------
+
+def test_boolean_mask_count_change_traces_again():
+    f = lambda x: np.mean(x[x > 0])   # noqa: E731
+    pairs, j = _calls(f, (np.array([1.0, 2.0, 3.0]),), (np.array([1.0, -1.0, 5.0]),),
+                      (np.array([4.0, -1.0, 5.0]),))
+    for got, want in pairs:
+        assert _same_bits(got, want)
+    assert j.traces == 2          # the same count again reuses the second program
+
+
+def test_masked_result_never_lands_in_a_stale_buffer():
+    def f(x):
+        y = np.exp(x[x > 0])
+        return np.sin(y) * 2.0 + y
+    for got, want in _calls(f, (np.array([1.0, 2.0, 3.0]),), (np.array([1.0, -1.0, -5.0]),),
+                            (np.array([-1.0, -1.0, -5.0]),))[0]:
+        assert _same_bits(got, want)
+
+
+def test_a_mask_whose_shape_python_read_is_guarded_even_if_unused():
+    def f(x):
+        n = x[x > 0].shape[0]          # the masked value itself is dead
+        return x * n
+    for got, want in _calls(f, (np.array([1.0, 2.0]),), (np.array([1.0, -2.0]),))[0]:
+        assert _same_bits(got, want)
+
+
+@pytest.mark.parametrize("fn", [fnp.nonzero, fnp.argwhere, fnp.unique])
+def test_value_dependent_functions_are_refused_with_the_alternative(fn):
+    with pytest.raises(ft.TracerConversionError) as err:
+        ft.jit(fn)(np.array([1.0, 0.0, 1.0]))
+    assert "vmap" not in str(err.value) or "ft.jit" in str(err.value)
+    assert "fnp.where" in str(err.value) or "fixed-size" in str(err.value)
+
+
+# -- 2. captured arrays: read once, at trace time, by every pass ------------------------------
+
+def test_captured_array_changed_in_place_is_seen_by_no_part_of_the_program():
+    A = np.array([[1.0, 2.0], [3.0, 4.0]])
+    f = ft.jit(lambda x: A @ x + np.sum(A) + fnp.sum(A * 2.0))   # matmul, Python, fold
+    first = f(np.ones(2))
+    A *= 10
+    assert _same_bits(f(np.ones(2)), first)
+    A /= 10
+    assert _same_bits(first, A @ np.ones(2) + np.sum(A) + np.sum(A * 2.0))
+
+
+def test_captured_identity_and_duplicates_through_simplify_and_cse():
+    identity = np.eye(2)
+    f = ft.jit(lambda x: (x @ identity) + (x @ identity))
+    x = np.array([np.inf, 1.0])
+    first = f(x)
+    identity[0, 0] = 5.0             # not seen: the program keeps the traced identity
+    assert _same_bits(f(x), first)
+    identity[0, 0] = 1.0
+    assert _same_bits(first, (x @ identity) + (x @ identity))
+
+
+def test_captured_views_share_one_snapshot():
+    B = np.arange(12.0).reshape(3, 4)
+    f = ft.jit(lambda x: B.T @ x + B[1])
+    want = B.T @ np.ones(3) + B[1]
+    B[...] = 0.0
+    assert _same_bits(f(np.ones(3)), np.zeros(4))  # traced after the change: all zeros
+    g = ft.jit(lambda x: B.T @ x + B[1])
+    B[...] = np.arange(12.0).reshape(3, 4)
+    assert _same_bits(ft.jit(lambda x: B.T @ x + B[1])(np.ones(3)), want)
+    assert g.traces == 0
+
+
+# -- 3. static arguments by type and value ---------------------------------------------------
+
+def test_static_values_that_hash_equal_get_their_own_programs():
+    g = ft.jit(lambda x, n: x // n, static_argnums=1)
+    x = np.array([0, 1, 2])
+    for n in (2, 2.0, True, 2):
+        assert _same_bits(g(x, n), x // n)
+    zero = ft.jit(lambda x, z: x * np.copysign(1.0, z), static_argnums=1)
+    assert _same_bits(zero(np.ones(1), 0.0), np.ones(1))
+    assert _same_bits(zero(np.ones(1), -0.0), -np.ones(1))
+
+
+# -- 4. methods and objects ------------------------------------------------------------------
+
+def test_method_of_a_plain_class_is_refused_with_the_fixes():
+    class Model:
+        def __init__(self):
+            self.w = np.eye(3)
+
+        @ft.jit
+        def forward(self, x):
+            return x @ self.w
+    with pytest.raises(TypeError, match="pytree.*static"):
+        Model().forward(np.ones(3))
+
+
+def test_method_of_a_pytree_class_reads_attributes_per_call():
+    @ft.tree.register_pytree_node_class
+    class Model:
+        def __init__(self, w):
+            self.w = w
+
+        def tree_flatten(self):
+            return (self.w,), None
+
+        @classmethod
+        def tree_unflatten(cls, aux, children):
+            return cls(*children)
+
+        @ft.jit
+        def forward(self, x):
+            return x @ self.w
+    m = Model(np.eye(3))
+    assert _same_bits(m.forward(np.ones(3)), np.ones(3))
+    m.w = 2 * np.eye(3)
+    assert _same_bits(m.forward(np.ones(3)), np.full(3, 2.0))
+
+
+def test_unhashable_dataclass_gets_advice_about_dataclasses_not_lists():
+    @dataclasses.dataclass
+    class Config:
+        scale: float
+    with pytest.raises(TypeError) as err:
+        ft.jit(lambda x, c: x * c.scale, static_argnums=1)(np.ones(2), Config(2.0))
+    assert "list" not in str(err.value) and "frozen dataclass" in str(err.value)
+
+
+# -- 5. Python scalars are weakly typed ------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.uint8, np.complex64])
+def test_python_scalar_arguments_promote_as_in_numpy(dtype):
+    x = np.ones(3, dtype)
+    for scalar in (3, 2.5, True, 1 + 1j):
+        def f(p, s):
+            return p * s, p - s * p, np.exp(s) * p
+        j = ft.jit(f)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                want = f(x, scalar)
+            except Exception as e:  # noqa: BLE001 (jit must raise the same)
+                with pytest.raises(type(e)):
+                    j(x, scalar)
+                continue
+            for _ in range(2):                    # the tracing run, then the program
+                for got, w in zip(j(x, scalar), want):
+                    assert _same_bits(got, w), (dtype, scalar)
+
+
+def test_python_scalar_arithmetic_stays_a_python_scalar():
+    f = ft.jit(lambda p, lr, count: (p - (lr * 0.5) * p, count + 1))
+    p = np.ones(2, np.float32)
+    for count in range(3):
+        out, c = f(p, 0.1, count)
+        assert out.dtype == np.float32 and type(c) is int and c == count + 1
+    assert f.traces == 1
+
+
+def test_jitted_adam_step_traces_once():
+    opt = ft.optim.adam(1e-2)
+    params = {"w": np.ones(3, np.float32)}
+    state = opt.init(params)
+    step = ft.jit(lambda g, s: opt.update(g, s))
+    for _ in range(3):
+        updates, state = step({"w": np.full(3, 0.5, np.float32)}, state)
+        assert updates["w"].dtype == np.float32
+    assert step.traces == 1
+
+
+# -- 6. outputs are fresh --------------------------------------------------------------------
+
+def test_outputs_alias_no_input_and_no_other_output():
+    c = np.arange(2.0)
+    f = ft.jit(lambda x: (x * 2, x * 2, x, x.reshape(2, 1), (x * 3).T, c, c))
+    x = np.ones(2)
+    for _ in range(2):
+        outs = f(x)
+        for i, a in enumerate(outs):
+            assert not np.shares_memory(a, x) and not np.shares_memory(a, c)
+            for b in outs[i + 1:]:
+                assert not np.shares_memory(a, b)
+    assert ft.jit(lambda x: x)(x) is not x
+
+
+# -- 7. IEEE-exact passes --------------------------------------------------------------------
+
+def test_cse_keeps_negative_and_positive_zero_apart():
+    f = lambda x: (np.copysign(1.0, x * -0.0), np.copysign(1.0, x * 0.0))   # noqa: E731
+    for (got, want) in _calls(f, (np.array([1.0]),), (np.array([1.0]),))[0]:
+        assert all(_same_bits(a, b) for a, b in zip(got, want))
+
+
+def test_identity_and_diagonal_products_keep_inf_nan_and_zero_signs():
+    identity = np.eye(2)
+    cases = [np.array([np.inf, 1.0]), np.array([0.0, -0.0]), np.array([1.0, 2.0])]
+    for x in cases:
+        with np.errstate(all="ignore"):
+            want = x @ identity
+            assert _same_bits(ft.jit(lambda v: v @ identity)(x), want)
+    A = np.array([[1.0, np.inf], [0.0, 2.0]])
+    jac = ft.jacrev(lambda x: np.tanh(A @ x))
+    for x in (np.array([0.1, 0.2]), np.array([0.0, 0.0])):
+        with np.errstate(all="ignore"):
+            j = ft.jit(jac)
+            for _ in range(2):
+                assert _same_bits(j(x), jac(x))
+
+
+def test_additive_zeros_are_removed_only_when_exact():
+    f = lambda x: (x + 0.0, x - 0.0, x * 1.0, x + -0.0)   # noqa: E731
+    x = np.array([-0.0, 1.0, np.nan])
+    for got, want in _calls(f, (x,), (x,))[0]:
+        assert all(_same_bits(a, b) for a, b in zip(got, want))
+
+
+# -- 8. array subclasses ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [lambda: np.ma.array([1.0, 2.0], mask=[True, False]),
+                                  lambda: np.matrix([[1.0, 2.0], [3.0, 4.0]])])
+@pytest.mark.parametrize("transform", [
+    ft.jit, ft.vmap, ft.grad, lambda f: lambda x: ft.jvp(f, (x,), (x,))])
+def test_masked_arrays_and_matrices_are_refused_under_every_transform(make, transform):
+    with pytest.raises(TypeError, match="masked array|np.matrix"):
+        transform(lambda x: np.sum(x * x))(make())
+
+
+# -- 9. memory -------------------------------------------------------------------------------
+
+def _peak(f, *args):
+    f(*args)
+    tracemalloc.start()
+    f(*args)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def test_einsum_chain_intermediates_die_at_their_last_use():
+    W = np.random.default_rng(0).standard_normal((50, 50)) / 7
+
+    def chain(x):
+        for _ in range(100):
+            x = np.einsum("ij,jk->ik", x, W)
+        return x
+    x = np.ones((50, 50))
+    assert _peak(ft.jit(chain), x) <= 1.1 * _peak(chain, x)
+
+
+def test_jit_keeps_what_checkpoint_frees():
+    W = np.random.default_rng(1).standard_normal((50, 50)) / 7
+
+    def block(h):
+        for _ in range(8):
+            h = np.tanh(h @ W)
+        return h
+
+    def loss(x):
+        for _ in range(8):
+            x = ft.checkpoint(block)(x)
+        return np.sum(x)
+    g = ft.grad(loss)
+    x = np.ones((200, 50))
+    jitted = ft.jit(g)
+    assert _same_bits(jitted(x), g(x))
+    assert _peak(jitted, x) <= _peak(g, x)
+    recomputed = [e.op.name for e in jitted.lower(x).optimized.eqns].count("tanh")
+    # each block again in the backward pass (64), after the forward pass (64, less the last
+    # block's, whose output only feeds the loss value grad discards): none merged away
+    assert recomputed == 64 + 56
+
+
+# -- 10. the cache ---------------------------------------------------------------------------
+
+def test_cache_evicts_the_least_recently_used():
+    f = ft.jit(lambda x: x + 1, cache_size=2, max_retraces=1000)
+    hot = np.ones(1)
+    for n in range(2, 12):           # a hot shape between cold ones
+        f(hot)
+        f(np.ones(n))
+    assert f.traces == 11            # the hot shape traced once
+
+
+def test_retrace_warning_once_per_function():
+    f = ft.jit(lambda x: x + 1, max_retraces=2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for n in range(1, 50):
+            f(np.ones(n))
+    assert sum(issubclass(w.category, ft.PerformanceWarning) for w in caught) == 1
+
+
+@pytest.mark.parametrize("option", [{"cache_size": -1}, {"cache_size": 0},
+                                    {"max_retraces": -3}, {"cache_size": 2.5}])
+def test_bad_cache_options_are_refused(option):
+    with pytest.raises(ValueError, match=next(iter(option))):
+        ft.jit(lambda x: x, **option)
+
+
+# -- 11. static arguments in every calling style ---------------------------------------------
+
+def test_static_arguments_however_they_are_passed():
+    def f(x, n=2, *, k=1):
+        return x ** n * k
+    x = np.arange(3.0)
+    by_num = ft.jit(f, static_argnums=1)
+    assert _same_bits(by_num(x), f(x)) and _same_bits(by_num(x, n=3), f(x, 3))
+    assert _same_bits(by_num(x, 3), f(x, 3))
+    by_name = ft.jit(f, static_argnames=("n", "k"))
+    assert _same_bits(by_name(x, 3), f(x, 3)) and _same_bits(by_name(x, n=3, k=2), f(x, 3, k=2))
+    assert by_name.traces == 2
+    with pytest.raises(ValueError, match="not a parameter"):
+        ft.jit(f, static_argnames="m")
+
+
+def test_partial_of_a_jitted_function_keeps_statics():
+    g = functools.partial(ft.jit(lambda x, n: x * n, static_argnums=1), np.ones(2))
+    assert _same_bits(g(3), np.full(2, 3.0))
