@@ -60,9 +60,8 @@ def _size(x):
     return n
 
 
-def _views(tape, nleaves):
-    """slot -> (leaf, transposed) for the leaves and the 2-d transposes of leaves."""
-    views = {k: (k, False) for k in range(nleaves)}
+def _views(tape, views):
+    """`views` (slot -> (leaf, transposed)) extended by the 2-d transposes of its entries."""
     for node in tape:
         if node.op is sh.transpose and node.in_slots[0] in views and \
                 getattr(node.primals[0], "ndim", 0) == 2:
@@ -80,57 +79,80 @@ def _report(node, k, strict):
                   FallbackWarning, stacklevel=5)
 
 
-def _backward(tape, nslots, seed, nleaves, vmap_level, strict):
-    """The tape's backward pass, with factored pieces in place of the parameters' cotangents.
-    Returns (cotangents by slot, pieces by leaf). See Note [the capture pass]."""
-    views = _views(tape, nleaves)
-    pieces = [[] for _ in range(nleaves)]
+def _backward(tape, nslots, seeds, views, pieces, vmap_level, strict):
+    """The tape's backward pass, with factored pieces (appended to `pieces`, by leaf) in place
+    of the parameters' cotangents; returns the cotangents by slot. `views` maps the slots of
+    the parameter leaves to (leaf, False). See Note [the capture pass]."""
+    views = _views(tape, views)
     cts = [None] * nslots
-    cts[seed[0]] = seed[1]
-    add = fnp.add
+    for slot, ct in seeds:
+        cts[slot] = ct if cts[slot] is None else fnp.add(cts[slot], ct)
     for node in reversed(tape):
         out_slot = node.out_slot
         if type(out_slot) is tuple:
             ct = tuple(cts[s] for s in out_slot)
             if all(c is None for c in ct):
                 continue
-            outs = node.out
+            ct_sizes = [_size(c) for c in ct if c is not None]
         else:
             ct = cts[out_slot]
             if ct is None:
                 continue
-            outs = (node.out,)
-        needed = [s is not None for s in node.in_slots]
-        factor = FACTOR_RULES.get(node.op)
-        for k, (slot, primal) in enumerate(zip(node.in_slots, node.primals)):
-            if slot is None or _batched(primal, vmap_level):
-                continue
-            view = views.get(slot)
-            if factor is not None and view is not None:
-                piece = factor(ct, node.primals, k, node.params)
-                if piece is not None:
-                    leaf, transposed = view
-                    if transposed:
-                        piece = piece.swapped(piece.shape[::-1])
-                    pieces[leaf].append(piece)
-                    needed[k] = False
-                    continue
-            if factor is not None or (node.op is not getitem and
-                                      _size(primal) > max(_size(o) for o in outs)):
-                _report(node, k, strict)
-        if not any(needed):
-            continue
-        rule = node.op.rules["vjp"]
-        if getattr(rule, "takes_needed", False):
-            in_cts = rule(ct, node.primals, node.out, needed=tuple(needed), **node.params)
+            ct_sizes = [_size(ct)]
+        replay = getattr(node.op, "replay", None)
+        if replay is not None:
+            in_cts = _replay_backward(node, replay, ct, views, pieces, vmap_level, strict)
         else:
-            in_cts = rule(ct, node.primals, node.out, **node.params)
-        for slot, primal, g, need in zip(node.in_slots, node.primals, in_cts, needed):
-            if not need or g is None:
+            in_cts = _node_backward(node, ct, max(ct_sizes), views, pieces, vmap_level, strict)
+        for slot, primal, g in zip(node.in_slots, node.primals, in_cts):
+            if slot is None or g is None:
                 continue
             g = fit_cotangent(g, primal)
-            cts[slot] = g if cts[slot] is None else add(cts[slot], g)
-    return cts, pieces
+            cts[slot] = g if cts[slot] is None else fnp.add(cts[slot], g)
+    return cts
+
+
+def _node_backward(node, ct, out_size, views, pieces, vmap_level, strict):
+    """One node's operand cotangents; factored operands get pieces and None."""
+    needed = [s is not None for s in node.in_slots]
+    factor = FACTOR_RULES.get(node.op)
+    for k, (slot, primal) in enumerate(zip(node.in_slots, node.primals)):
+        if slot is None or _batched(primal, vmap_level):
+            continue
+        view = views.get(slot)
+        if factor is not None and view is not None:
+            piece = factor(ct, node.primals, k, node.params)
+            if piece is not None:
+                leaf, transposed = view
+                pieces[leaf].append(piece.swapped(piece.shape[::-1]) if transposed else piece)
+                needed[k] = False
+                continue
+        if factor is not None or (node.op is not getitem and _size(primal) > out_size):
+            _report(node, k, strict)
+    if not any(needed):
+        return ()
+    rule = node.op.rules["vjp"]
+    if getattr(rule, "takes_needed", False):
+        in_cts = rule(ct, node.primals, node.out, needed=tuple(needed), **node.params)
+    else:
+        in_cts = rule(ct, node.primals, node.out, **node.params)
+    return [g if need else None for g, need in zip(in_cts, needed)]
+
+
+def _replay_backward(node, replay, ct, views, pieces, vmap_level, strict):
+    """A checkpointed segment: recomputed on a tape of its own, whose backward pass is this
+    one (so parameters read inside the segment are factored too)."""
+    with ReverseInterpreter("dp checkpoint") as interp:
+        inputs = [interp.new_leaf(v) for v in node.primals]
+        outs = replay(*inputs, use_saved=True)
+        del inputs
+    tape, nslots = interp.tape, interp.nslots
+    interp.tape = None
+    seeds = [(o.slot, c) for o, c in zip(outs, ct)
+             if c is not None and type(o) is GradTensor and o._interpreter is interp]
+    inner_views = {j: views[s] for j, s in enumerate(node.in_slots) if s in views}
+    cts = _backward(tape, nslots, seeds, inner_views, pieces, vmap_level, strict)
+    return cts[:len(node.primals)]
 
 
 def capture(loss, argnums, args, strict, transform):
@@ -154,8 +176,9 @@ def capture(loss, argnums, args, strict, transform):
         interp.tape = None
         pieces = [[] for _ in params]
         if type(out) is GradTensor and out._interpreter is interp:
-            cts, pieces = _backward(tape, nslots, (out.slot, _seed(out.value)), len(params),
-                                    vmap_level, strict)
+            views = {k: (k, False) for k in range(len(params))}
+            cts = _backward(tape, nslots, [(out.slot, _seed(out.value))], views, pieces,
+                            vmap_level, strict)
             for k, leaf in enumerate(params):
                 if cts[k] is not None:
                     pieces[k].append(Dense(fit_cotangent(cts[k], leaf)))
