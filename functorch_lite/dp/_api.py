@@ -9,10 +9,13 @@ from ._trace import capture, leaf_structure
 
 
 def _leaf_squared_norms(leaves, pieces):
-    out = []
+    """Per leaf: (B,) squared norms (None for a leaf no gradient reaches) and its pieces."""
+    sq, kept = [], []
     for leaf, ps in zip(leaves, pieces):
-        out.append(squared_norms(ps, _size(leaf)) if ps else None)
-    return out
+        s, ps = squared_norms(ps, _size(leaf)) if ps else (None, ps)
+        sq.append(s)
+        kept.append(ps)
+    return sq, kept
 
 
 def _size(x):
@@ -75,7 +78,7 @@ def per_example_grad_norms(loss, argnums=0, *, per_leaf=False, strict=False):
         leaves, spec, is_tuple, nums, pieces = capture(loss, argnums, args, strict,
                                                        "per_example_grad_norms")
         batch = _batch_size(args, nums)
-        sq = _leaf_squared_norms(leaves, pieces)
+        sq, _ = _leaf_squared_norms(leaves, pieces)
         total = fnp.sqrt(_total(sq, batch, leaves[0]))
         if not per_leaf:
             return total
@@ -124,7 +127,7 @@ def clipped_grad_sum(loss, max_norm, argnums=0, *, strict=False):
         leaves, spec, is_tuple, nums, pieces = capture(loss, argnums, args, strict,
                                                        "clipped_grad_sum")
         batch = _batch_size(args, nums)
-        sq = _leaf_squared_norms(leaves, pieces)
+        sq, pieces = _leaf_squared_norms(leaves, pieces)
         per_layer = not _is_number(max_norm)
         if per_layer:
             nums_t = tuple(nums)

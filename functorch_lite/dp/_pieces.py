@@ -182,9 +182,11 @@ class Dense:
 
 
 def squared_norms(pieces, size):
-    """(B,) squared per-example norms of a leaf of `size` elements fed by `pieces`: the ghost
-    form when every piece is Outer and the Gram matrices are no larger than the leaf, else the
-    direct form. See Note [factored pieces]."""
+    """(B,) squared per-example norms of a leaf of `size` elements fed by `pieces`, and the
+    pieces to sum it from: the ghost form when every piece is Outer and the Gram matrices are
+    no larger than the leaf (the pieces stay), else the direct form (the pieces become the one
+    Dense per-example gradient, no larger than the Grams, so the clipped sum needs no second
+    contraction). See Note [factored pieces]."""
     if all(isinstance(p, Outer) for p in pieces) and \
             sum(p.tokens() for p in pieces) ** 2 <= size:
         total = None
@@ -192,11 +194,12 @@ def squared_norms(pieces, size):
             for b in pieces[k:]:
                 term = a.inner(b) if b is a else 2 * a.inner(b)
                 total = term if total is None else total + term
-        return total
+        return total, pieces
     g = pieces[0].direct()
     for p in pieces[1:]:
         g = g + p.direct()
-    return fnp.sum(fnp.reshape(g * g, (g.shape[0], -1)), axis=1)
+    flat = fnp.reshape(g, (g.shape[0], -1))
+    return fnp.einsum("bi,bi->b", flat, flat), [Dense(g)]
 
 
 def weighted_sum(pieces, c):
