@@ -42,5 +42,5 @@ __all__ = [
     # errors
     "EscapedWrapperError", "DeviceMismatchError", "TracerConversionError", "RuleError",
     # namespaces
-    "numpy", "nn", "tree", "random", "optim", "dp",
+    "numpy", "nn", "tree", "random", "optim",
 ]
