@@ -6,17 +6,19 @@ group norm (4 groups) + relu, 2x2 max pool, linear (256 -> 10). Group norm, not 
 per-example gradients need examples that do not see each other.
 
 One DP-SGD step (Abadi et al. 2016): per-example gradients with vmap(grad), each clipped to
-L2 norm <= C, summed, Gaussian noise N(0, (sigma C)^2) added, divided by the batch size. The
-privacy cost is reported as (epsilon, delta) from the Renyi-DP bound of the sampled Gaussian
-mechanism (Mironov et al. 2019), which assumes Poisson sampling of each batch; this program
-draws shuffled fixed-size batches, as most DP-SGD tutorials do.
+L2 norm <= C, summed, Gaussian noise N(0, (sigma C)^2) added, divided by the batch size. With
+--ghost the clipped sum comes from functorch_lite.dp.clipped_grad_sum instead, which never forms
+the per-example gradients (equal results; see docs/dp_sgd.md for when each is faster). The
+privacy cost is reported as (epsilon, delta) by Google's dp-accounting library (the Renyi-DP
+accountant of the sampled Gaussian mechanism, Mironov et al. 2019), which assumes Poisson
+sampling of each batch; this program draws shuffled fixed-size batches, as most DP-SGD
+tutorials do.
 
-    python examples/dp_sgd_cnn.py [--epochs 15] [--figure dp_sgd_cnn.png]
+    python examples/dp_sgd_cnn.py [--epochs 15] [--ghost] [--figure dp_sgd_cnn.png]
 
-Needs the `examples` extra (scikit-learn, matplotlib): pip install -e ".[examples]".
+Needs the `examples` extra (scikit-learn, matplotlib, dp-accounting): pip install -e ".[examples]".
 """
 import argparse
-import math
 import sys
 import time
 
@@ -86,21 +88,22 @@ def dp_step(grads, clip, noise_multiplier, rng):
 
 
 def epsilon(q, noise_multiplier, steps, delta, orders=range(2, 128)):
-    """(epsilon, best order) of `steps` compositions of the sampled Gaussian mechanism with
-    sampling rate q, from its Renyi-DP at integer orders a (Mironov et al. 2019):
-    RDP(a) = log(sum_k C(a, k) (1-q)^(a-k) q^k exp((k^2 - k) / (2 sigma^2))) / (a - 1),
-    epsilon = min_a steps * RDP(a) + log(1 / delta) / (a - 1)."""
-    best = (math.inf, None)
-    for a in orders:
-        terms = [math.lgamma(a + 1) - math.lgamma(k + 1) - math.lgamma(a - k + 1)
-                 + ((a - k) * math.log1p(-q) if k < a else 0.0) + k * math.log(q)
-                 + (k * k - k) / (2 * noise_multiplier ** 2)
-                 for k in range(a + 1) if q < 1 or k == a]
-        top = max(terms)
-        rdp = (top + math.log(sum(math.exp(t - top) for t in terms))) / (a - 1)
-        eps = steps * rdp + math.log(1 / delta) / (a - 1)
-        best = min(best, (eps, a))
-    return best
+    """(epsilon, best order) of `steps` compositions of the Poisson-sampled Gaussian mechanism
+    (sampling rate q), by dp-accounting's Renyi-DP accountant at the given orders."""
+    from dp_accounting import dp_event, rdp
+    accountant = rdp.RdpAccountant(orders=[float(a) for a in orders])
+    event = dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(noise_multiplier))
+    accountant.compose(event, steps)
+    eps, order = accountant.get_epsilon_and_optimal_order(delta)
+    return float(eps), int(order)
+
+
+def ghost_step(params, x, y, clip, noise_multiplier, key):
+    """The same step without per-example gradients: functorch_lite.dp's clipped sum (factored
+    per layer), then its Gaussian noise, averaged."""
+    total, norms = ft.dp.clipped_grad_sum(loss, clip)(params, x, y)
+    noisy = ft.dp.add_noise(key, total, noise_multiplier, clip)
+    return {k: v / len(x) for k, v in noisy.items()}, norms, np.minimum(norms, clip)
 
 
 def accuracy(params, x, y):
@@ -153,16 +156,20 @@ def main(argv=None):
     parser.add_argument("--noise", type=float, default=1.0)
     parser.add_argument("--delta", type=float, default=1e-5)
     parser.add_argument("--figure", default="dp_sgd_cnn.png")
+    parser.add_argument("--ghost", action="store_true",
+                        help="clipped sums by functorch_lite.dp (no per-example gradients)")
     args = parser.parse_args(argv)
 
     rng = np.random.default_rng(0)
     (x_train, y_train), (x_test, y_test) = load_data(rng)
     params = init_params(rng)
+    key = ft.random.key(1)
     n = len(x_train)
     q = args.batch / n
     steps_per_epoch = n // args.batch
-    print(f"DP-SGD on {n} training digits (8x8), {len(x_test)} test digits; "
-          f"per-example gradients by vmap(grad)")
+    print(f"DP-SGD on {n} training digits (8x8), {len(x_test)} test digits; " +
+          ("clipped sums by dp.clipped_grad_sum (ghost clipping)" if args.ghost else
+             "per-example gradients by vmap(grad)"))
     print(f"privacy parameters: noise multiplier sigma = {args.noise}, clipping norm "
           f"C = {args.clip}, sampling rate q = {args.batch}/{n} = {q:.4f}, "
           f"delta = {args.delta:g}")
@@ -173,8 +180,13 @@ def main(argv=None):
         order = rng.permutation(n)
         for step in range(steps_per_epoch):
             idx = order[step * args.batch:(step + 1) * args.batch]
-            grads = per_example_grads(params, x_train[idx], y_train[idx])
-            private, norms, clipped = dp_step(grads, args.clip, args.noise, rng)
+            if args.ghost:
+                key, sub = ft.random.split(key)
+                private, norms, clipped = ghost_step(params, x_train[idx], y_train[idx],
+                                                     args.clip, args.noise, sub)
+            else:
+                grads = per_example_grads(params, x_train[idx], y_train[idx])
+                private, norms, clipped = dp_step(grads, args.clip, args.noise, rng)
             before.append(norms)
             after.append(clipped)
             params = {k: params[k] - args.lr * private[k] for k in params}

@@ -2,10 +2,12 @@
 norm bound, summed, noised (Gaussian), averaged. The data is a synthetic 10-class problem made
 here (no downloads): noisy points around 10 random centroids in 784 dimensions.
 
-    python examples/dp_sgd_mlp.py [--epochs 5] [--batch 64]
+    python examples/dp_sgd_mlp.py [--epochs 5] [--batch 64] [--ghost]
 
-Prints loss and accuracy per epoch, the final test accuracy, and the time of one batch of
-per-example gradients by vmap(grad) against a Python loop of grad.
+Prints loss and accuracy per epoch, the privacy spent (epsilon at delta 1e-5, by Google's
+dp-accounting; the `examples` extra), the final test accuracy, and the time of one batch of
+per-example gradients by vmap(grad) against a Python loop of grad. With --ghost the clipped sums
+come from functorch_lite.dp.clipped_grad_sum, which never forms per-example gradients.
 """
 import argparse
 import time
@@ -59,6 +61,22 @@ def clip_and_noise(grads, clip_norm, noise_multiplier, rng):
     return spec.unflatten(noisy)
 
 
+def ghost_clip_and_noise(params, x, y, clip_norm, noise_multiplier, key):
+    """The same step by functorch_lite.dp: clipped sum from factors, Gaussian noise, average."""
+    total, _ = ft.dp.clipped_grad_sum(loss, clip_norm)(params, x, y)
+    noisy = ft.dp.add_noise(key, total, noise_multiplier, clip_norm)
+    return {k: v / len(x) for k, v in noisy.items()}
+
+
+def epsilon(q, noise_multiplier, steps, delta):
+    """Epsilon of `steps` Poisson-sampled Gaussian mechanisms, by dp-accounting (Renyi DP)."""
+    from dp_accounting import dp_event, rdp
+    accountant = rdp.RdpAccountant(orders=[float(a) for a in range(2, 128)])
+    accountant.compose(dp_event.PoissonSampledDpEvent(
+        q, dp_event.GaussianDpEvent(noise_multiplier)), steps)
+    return float(accountant.get_epsilon(delta))
+
+
 def accuracy(params, x, y):
     return float((np.argmax(predict(params, x), axis=1) == y).mean())
 
@@ -71,6 +89,8 @@ def main():
     parser.add_argument("--clip", type=float, default=1.0)
     parser.add_argument("--noise", type=float, default=0.5)
     parser.add_argument("--train", type=int, default=1024)
+    parser.add_argument("--ghost", action="store_true",
+                        help="clipped sums by functorch_lite.dp (no per-example gradients)")
     args = parser.parse_args()
 
     rng = np.random.default_rng(0)
@@ -78,14 +98,22 @@ def main():
     x_train, y_train = make_data(rng, args.train, centroids)
     x_test, y_test = make_data(rng, 1000, centroids)
     params = init_params(rng)
+    key = ft.random.key(1)
+    steps = 0
 
     for epoch in range(1, args.epochs + 1):
         order = rng.permutation(args.train)
         t0 = time.perf_counter()
         for start in range(0, args.train - args.batch + 1, args.batch):
             idx = order[start:start + args.batch]
-            grads = per_example_grads(params, x_train[idx], y_train[idx])
-            step = clip_and_noise(grads, args.clip, args.noise, rng)
+            if args.ghost:
+                key, sub = ft.random.split(key)
+                step = ghost_clip_and_noise(params, x_train[idx], y_train[idx], args.clip,
+                                            args.noise, sub)
+            else:
+                grads = per_example_grads(params, x_train[idx], y_train[idx])
+                step = clip_and_noise(grads, args.clip, args.noise, rng)
+            steps += 1
             params = {k: params[k] - args.lr * step[k] for k in params}
         train_loss = float(ft.nn.cross_entropy(predict(params, x_train), y_train))
         print(f"epoch {epoch}: train loss {train_loss:.4f}, "
@@ -94,6 +122,11 @@ def main():
               f"({time.perf_counter() - t0:.2f} s)")
     final = accuracy(params, x_test, y_test)
     print(f"final test accuracy: {final:.3f}")
+    try:
+        eps = epsilon(args.batch / args.train, args.noise, steps, 1e-5)
+        print(f"privacy spent: ({eps:.1f}, 1e-05)-DP after {steps} steps (dp-accounting, RDP)")
+    except ImportError:
+        print("privacy spent: install dp-accounting (the examples extra) to report it")
 
     xb, yb = x_train[:args.batch], y_train[:args.batch]
     per_example_grads(params, xb, yb)

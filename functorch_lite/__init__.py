@@ -8,6 +8,7 @@ from . import nn  # noqa: F401
 from . import tree  # noqa: F401
 from . import random  # noqa: F401
 from . import optim  # noqa: F401
+from . import dp  # noqa: F401
 from .tensor import Tensor, TransformTensor, _install_array_methods
 from .dispatch import Op, OPS, defop
 from .interpreter import Interpreter, EscapedWrapperError, reset_level_stack

@@ -217,6 +217,7 @@ def _checkpoint_op(name, steps, ext_slots, out_slots):
         return _replay(steps, ext_slots, out_slots, xs, use_saved)
 
     op = Op(f"checkpoint[{name}]", lambda xp, *xs: replay(*xs), multiple_results=True)
+    op.replay = replay  # functorch_lite.dp replays a segment on its own tape
     op.rules["vjp_fwd"] = lambda *xs: (op(*xs), None)
 
     @op.def_vjp

@@ -1,0 +1,202 @@
+"""The capture: one forward and one backward pass of the loss, per example under vmap, that
+hands each parameter leaf's pieces (Note [factored pieces]) back instead of its gradient.
+
+Note [the capture pass]
+-----------------------
+The loss is written for one example. `capture` runs it under vmap (the examples) with a
+reverse-mode tape inside (the parameters are the tape's leaves), as vmap(grad(loss)) would, and
+walks the tape backwards itself. Under vmap a value is either *batched* (it depends on the
+example: activations, cotangents) or not; since only parameters are differentiated, an operand
+on the tape that is not batched is parameter-like (a parameter, or computed from parameters
+only). At each node:
+
+- a parameter leaf, or its 2-d transpose (`linear` reads weight.T), read by an op with a
+  factor rule (_factors.py) gets a factored piece; the op's vjp rule is not asked for its
+  cotangent, so the per-example gradient is never formed;
+- a parameter-like operand no larger than the node's output (a bias, a norm scale, a
+  positional table added elementwise) takes its ordinary cotangent: per example it is no
+  larger than the activation cotangent the pass holds anyway;
+- any other parameter-like operand (a factored op on a parameter that is not a plain view, a
+  reduction of a parameter, an op with no factor rule) also takes its ordinary cotangent, which
+  materializes that parameter's per-example gradient: this is the fallback, reported with a
+  FallbackWarning, or a FallbackError with strict=True.
+
+The cotangent that reaches a leaf is its Dense piece. vmap returns every piece's arrays with
+the examples on axis 0; the pieces' shapes and kinds stay on the Python side.
+"""
+import warnings
+
+from .. import numpy as fnp
+from ..batching_rules.fallback import PerformanceWarning
+from ..interpreter import stack
+from ..ops import shape as sh
+from ..ops.indexing import getitem
+from ..transforms._pytree import (flatten_diff_args, normalize_argnums, replace_args,
+                                  unflatten_selected)
+from ..transforms.reverse import GradTensor, ReverseInterpreter, _check_scalar_output, \
+    _seed, fit_cotangent
+from ..transforms.vmap import BatchedTensor, vmap
+from ._factors import FACTOR_RULES
+from ._pieces import Dense
+
+
+class FallbackWarning(PerformanceWarning):
+    """A parameter's per-example gradient was materialized: an op read it in a way no factor
+    rule covers. The result is still exact; pass strict=True to make this a FallbackError."""
+
+
+class FallbackError(NotImplementedError):
+    """strict=True and a parameter's per-example gradient would have been materialized."""
+
+
+def _batched(x, vmap_level):
+    return type(x) is BatchedTensor and x._interpreter is vmap_level and x.bdim is not None
+
+
+def _size(x):
+    n = 1
+    for d in getattr(x, "shape", ()):
+        n *= d
+    return n
+
+
+def _views(tape, views):
+    """`views` (slot -> (leaf, transposed)) extended by the 2-d transposes of its entries."""
+    for node in tape:
+        if node.op is sh.transpose and node.in_slots[0] in views and \
+                getattr(node.primals[0], "ndim", 0) == 2:
+            leaf, t = views[node.in_slots[0]]
+            views[node.out_slot] = (leaf, not t)
+    return views
+
+
+def _report(node, k, strict):
+    what = (f"op {node.op.name!r} reads a parameter (operand {k}) in a way no factor rule "
+            "covers: its per-example gradient is materialized")
+    if strict:
+        raise FallbackError(what + " (strict=True)")
+    warnings.warn(what + "; the result is exact. Pass strict=True to make this an error.",
+                  FallbackWarning, stacklevel=5)
+
+
+def _backward(tape, nslots, seeds, views, pieces, vmap_level, strict):
+    """The tape's backward pass, with factored pieces (appended to `pieces`, by leaf) in place
+    of the parameters' cotangents; returns the cotangents by slot. `views` maps the slots of
+    the parameter leaves to (leaf, False). See Note [the capture pass]."""
+    views = _views(tape, views)
+    cts = [None] * nslots
+    for slot, ct in seeds:
+        cts[slot] = ct if cts[slot] is None else fnp.add(cts[slot], ct)
+    for node in reversed(tape):
+        out_slot = node.out_slot
+        if type(out_slot) is tuple:
+            ct = tuple(cts[s] for s in out_slot)
+            if all(c is None for c in ct):
+                continue
+            ct_sizes = [_size(c) for c in ct if c is not None]
+        else:
+            ct = cts[out_slot]
+            if ct is None:
+                continue
+            ct_sizes = [_size(ct)]
+        replay = getattr(node.op, "replay", None)
+        if replay is not None:
+            in_cts = _replay_backward(node, replay, ct, views, pieces, vmap_level, strict)
+        else:
+            in_cts = _node_backward(node, ct, max(ct_sizes), views, pieces, vmap_level, strict)
+        for slot, primal, g in zip(node.in_slots, node.primals, in_cts):
+            if slot is None or g is None:
+                continue
+            g = fit_cotangent(g, primal)
+            cts[slot] = g if cts[slot] is None else fnp.add(cts[slot], g)
+    return cts
+
+
+def _node_backward(node, ct, out_size, views, pieces, vmap_level, strict):
+    """One node's operand cotangents; factored operands get pieces and None."""
+    needed = [s is not None for s in node.in_slots]
+    factor = FACTOR_RULES.get(node.op)
+    for k, (slot, primal) in enumerate(zip(node.in_slots, node.primals)):
+        if slot is None or _batched(primal, vmap_level):
+            continue
+        view = views.get(slot)
+        if factor is not None and view is not None:
+            piece = factor(ct, node.primals, k, node.params)
+            if piece is not None:
+                leaf, transposed = view
+                pieces[leaf].append(piece.swapped(piece.shape[::-1]) if transposed else piece)
+                needed[k] = False
+                continue
+        if factor is not None or (node.op is not getitem and _size(primal) > out_size):
+            _report(node, k, strict)
+    if not any(needed):
+        return ()
+    rule = node.op.rules["vjp"]
+    if getattr(rule, "takes_needed", False):
+        in_cts = rule(ct, node.primals, node.out, needed=tuple(needed), **node.params)
+    else:
+        in_cts = rule(ct, node.primals, node.out, **node.params)
+    return [g if need else None for g, need in zip(in_cts, needed)]
+
+
+def _replay_backward(node, replay, ct, views, pieces, vmap_level, strict):
+    """A checkpointed segment: recomputed on a tape of its own, whose backward pass is this
+    one (so parameters read inside the segment are factored too)."""
+    with ReverseInterpreter("dp checkpoint") as interp:
+        inputs = [interp.new_leaf(v) for v in node.primals]
+        outs = replay(*inputs, use_saved=True)
+        del inputs
+    tape, nslots = interp.tape, interp.nslots
+    interp.tape = None
+    seeds = [(o.slot, c) for o, c in zip(outs, ct)
+             if c is not None and type(o) is GradTensor and o._interpreter is interp]
+    inner_views = {j: views[s] for j, s in enumerate(node.in_slots) if s in views}
+    cts = _backward(tape, nslots, seeds, inner_views, pieces, vmap_level, strict)
+    return cts[:len(node.primals)]
+
+
+def capture(loss, argnums, args, strict, transform):
+    """(leaves, treespec, is_tuple, pieces by leaf with batched arrays). See Note [the capture
+    pass]."""
+    nums, is_tuple = normalize_argnums(argnums, len(args), transform)
+    leaves, spec = flatten_diff_args(args, nums, transform)
+    others = [a for i, a in enumerate(args) if i not in nums]
+    meta = []
+
+    def per_example(params, batch):
+        vmap_level = stack()[-1]
+        with ReverseInterpreter(transform) as interp:
+            wrapped = [interp.new_leaf(leaf) for leaf in params]
+            it = iter(batch)
+            full = [next(it) if i not in nums else None for i in range(len(args))]
+            out = loss(*replace_args(tuple(full), nums, unflatten_selected(spec, wrapped)))
+            del wrapped
+            _check_scalar_output(out, transform)
+        tape, nslots = interp.tape, interp.nslots
+        interp.tape = None
+        pieces = [[] for _ in params]
+        if type(out) is GradTensor and out._interpreter is interp:
+            views = {k: (k, False) for k in range(len(params))}
+            cts = _backward(tape, nslots, [(out.slot, _seed(out.value))], views, pieces,
+                            vmap_level, strict)
+            for k, leaf in enumerate(params):
+                if cts[k] is not None:
+                    pieces[k].append(Dense(fit_cotangent(cts[k], leaf)))
+        meta.append(pieces)
+        return [[p.arrays for p in ps] for ps in pieces]
+
+    arrays = vmap(per_example, in_dims=(None, 0))(leaves, others)
+    pieces = meta[-1]
+    for ps, arrs in zip(pieces, arrays):
+        for p, a in zip(ps, arrs):
+            p.arrays = a
+    return leaves, spec, is_tuple, nums, pieces
+
+
+def leaf_structure(spec, values, is_tuple):
+    """Per-leaf values in the structure of the differentiated arguments (as grad returns)."""
+    out = unflatten_selected(spec, values)
+    return out if is_tuple else out[0]
+
+
+__all__ = ["capture", "leaf_structure", "FallbackWarning", "FallbackError"]

@@ -1,0 +1,262 @@
+"""functorch_lite.dp against materialized clipping: vmap(grad) per example, then a loop of
+NumPy norms, clipping factors and sums (the reference never goes through dp's factors)."""
+import warnings
+
+import numpy as np
+import optree
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import functorch_lite as ft
+import functorch_lite.numpy as fnp
+from functorch_lite import nn
+
+RTOL = 1e-9
+
+
+def materialized(loss, params, *batch):
+    """Per-example gradients as NumPy arrays and the (B,) norms of each example's leaves."""
+    g = ft.vmap(ft.grad(loss), in_dims=(None,) + (0,) * len(batch))(params, *batch)
+    leaves, spec = optree.tree_flatten(g)
+    b = leaves[0].shape[0]
+    leaf_sq = [np.array([np.sum(leaf[i] ** 2) for i in range(b)]) for leaf in leaves]
+    return leaves, spec, leaf_sq
+
+
+def reference_clipped(loss, params, max_norm, *batch):
+    leaves, spec, leaf_sq = materialized(loss, params, *batch)
+    norms = np.sqrt(sum(leaf_sq))
+    scale = np.minimum(1.0, max_norm / norms)
+    sums = [sum(scale[i] * leaf[i] for i in range(len(norms))) for leaf in leaves]
+    return spec.unflatten(sums), norms
+
+
+def assert_close(actual, expected, rtol=RTOL):
+    a_leaves, a_spec = optree.tree_flatten(actual)
+    e_leaves, e_spec = optree.tree_flatten(expected)
+    assert a_spec == e_spec
+    for a, e in zip(a_leaves, e_leaves):
+        a, e = np.asarray(a), np.asarray(e)
+        assert a.shape == e.shape and a.dtype == e.dtype
+        scale = max(np.max(np.abs(e)), 1e-300)
+        assert np.max(np.abs(a - e)) <= rtol * scale, (np.max(np.abs(a - e)), scale)
+
+
+def check_model(loss, params, *batch, max_norm=1.0):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ft.dp.FallbackWarning)
+        total, norms = ft.dp.clipped_grad_sum(loss, max_norm)(params, *batch)
+        only_norms = ft.dp.per_example_grad_norms(loss)(params, *batch)
+    ref_total, ref_norms = reference_clipped(loss, params, max_norm, *batch)
+    assert_close(norms, ref_norms)
+    assert_close(only_norms, ref_norms)
+    assert_close(total, ref_total)
+
+
+# -- models -----------------------------------------------------------------------------------
+
+def mlp_params(rng, sizes=(5, 7, 3)):
+    p = {}
+    for k, (i, o) in enumerate(zip(sizes[:-1], sizes[1:])):
+        p[f"w{k}"] = rng.standard_normal((o, i)) / np.sqrt(i)      # torch layout: linear
+        p[f"b{k}"] = rng.standard_normal(o)
+    return p
+
+
+def mlp_loss(p, x, y):
+    n = len(p) // 2
+    h = x
+    for k in range(n):
+        h = nn.linear(h, p[f"w{k}"], p[f"b{k}"])
+        if k < n - 1:
+            h = np.tanh(h)
+    return nn.cross_entropy(h, y)
+
+
+def cnn_params(rng):
+    return {"c1": rng.standard_normal((4, 2, 3, 3)) / 3, "b1": rng.standard_normal(4),
+            "c2": rng.standard_normal((6, 4, 3, 3)) / 6, "b2": rng.standard_normal(6),
+            "gn_w": 1 + 0.1 * rng.standard_normal(6), "gn_b": rng.standard_normal(6),
+            "fc": rng.standard_normal((6 * 3 * 3, 5)) / 7, "fc_b": rng.standard_normal(5)}
+
+
+def cnn_loss(p, x, y):
+    h = nn.relu(nn.conv2d(x[None], p["c1"], p["b1"], padding=1))
+    h = nn.conv2d(h, p["c2"], p["b2"], stride=2, padding=1)            # (1, 6, 4, 4)
+    h = nn.relu(nn.group_norm(h, 3, p["gn_w"], p["gn_b"]))
+    h = nn.avg_pool2d(nn.max_pool2d(h, 2, stride=1), 1)                # (1, 6, 3, 3)
+    return nn.cross_entropy((fnp.reshape(h, (1, -1)) @ p["fc"] + p["fc_b"])[0], y)
+
+
+VOCAB, LENGTH, DIM = 11, 6, 8
+
+
+def seq_params(rng):
+    def w(*shape):
+        return rng.standard_normal(shape) / np.sqrt(shape[-1])
+    return {"tok": w(VOCAB, DIM), "pos": w(LENGTH, DIM), "ln_w": 1 + 0.1 * w(DIM),
+            "ln_b": w(DIM), "wq": w(DIM, DIM), "wk": w(DIM, DIM), "wv": w(DIM, DIM),
+            "wo": w(DIM, DIM), "w1": w(2 * DIM, DIM), "b1": w(2 * DIM), "out_b": w(VOCAB)}
+
+
+def seq_loss(p, tokens):
+    """Embedding, layer norm, causal attention, an MLP, tied unembedding."""
+    h = nn.embedding(tokens, p["tok"]) + p["pos"]
+    a = nn.layer_norm(h, DIM, p["ln_w"], p["ln_b"])
+    q, k, v = nn.linear(a, p["wq"]), nn.linear(a, p["wk"]), nn.linear(a, p["wv"])
+    h = h + nn.linear(nn.scaled_dot_product_attention(q, k, v, is_causal=True), p["wo"])
+    h = h + nn.gelu(nn.linear(h, p["w1"], p["b1"])) @ p["w1"]   # w1 read twice (as w1.T, w1)
+    logits = nn.linear(h, p["tok"], p["out_b"])                  # tied with the embedding
+    return nn.cross_entropy(logits[:-1], tokens[1:])
+
+
+def test_mlp_matches_materialized_clipping():
+    rng = np.random.default_rng(0)
+    p = mlp_params(rng, (5, 7, 4, 3))
+    check_model(mlp_loss, p, rng.standard_normal((9, 5)), rng.integers(0, 3, 9), max_norm=0.7)
+
+
+def test_cnn_matches_materialized_clipping():
+    rng = np.random.default_rng(1)
+    check_model(cnn_loss, cnn_params(rng), rng.standard_normal((5, 2, 8, 8)),
+                rng.integers(0, 5, 5), max_norm=0.5)
+
+
+def test_sequence_model_matches_materialized_clipping():
+    rng = np.random.default_rng(2)
+    check_model(seq_loss, seq_params(rng), rng.integers(0, VOCAB, (4, LENGTH)), max_norm=0.3)
+
+
+# -- shapes, options, compositions ----------------------------------------------------------
+
+@settings(max_examples=25, deadline=None)
+@given(batch=st.integers(1, 6), tokens=st.integers(1, 5), width=st.integers(1, 6),
+       out=st.integers(1, 6), vocab=st.integers(2, 9), max_norm=st.floats(1e-3, 1e3),
+       seed=st.integers(0, 2 ** 16))
+def test_factored_ops_match_materialized_clipping(batch, tokens, width, out, vocab, max_norm,
+                                                  seed):
+    """A matmul on either side, a 1-d weight, a gather and a bias over random shapes: the Gram
+    (ghost) and direct forms are both reached as the shapes vary."""
+    rng = np.random.default_rng(seed)
+    p = {"emb": rng.standard_normal((vocab, width)), "w": rng.standard_normal((width, out)),
+         "v": rng.standard_normal((width, out)), "u": rng.standard_normal(width),
+         "b": rng.standard_normal(out)}
+
+    def loss(p, idx, x):
+        h = p["emb"][idx] + x                     # (T, width)
+        z = np.tanh(h @ p["w"] + p["b"])          # (T, out)
+        back = p["v"] @ z.T                       # (width, T): the weight on the left
+        return np.sum(np.sin(back.T @ p["u"])) + np.sum(z ** 2)
+
+    idx = rng.integers(-vocab, vocab, (batch, tokens))
+    x = rng.standard_normal((batch, tokens, width))
+    check_model(loss, p, idx, x, max_norm=max_norm)
+
+
+@settings(max_examples=12, deadline=None)
+@given(batch=st.integers(1, 4), size=st.integers(3, 6), cin=st.integers(1, 5),
+       cout=st.integers(1, 9), stride=st.integers(1, 2), padding=st.integers(0, 1),
+       seed=st.integers(0, 2 ** 16))
+def test_conv_matches_materialized_clipping(batch, size, cin, cout, stride, padding, seed):
+    """Small outputs take the im2col Gram form, large ones the direct weight gradient."""
+    rng = np.random.default_rng(seed)
+    p = {"w": rng.standard_normal((cout, cin, 3, 3)), "b": rng.standard_normal(cout)}
+
+    def loss(p, x):
+        return np.sum(np.tanh(nn.conv2d(x, p["w"], p["b"], stride=stride, padding=padding)))
+
+    check_model(loss, p, rng.standard_normal((batch, cin, size, size)), max_norm=0.5)
+
+
+def test_per_layer_thresholds_clip_each_leaf():
+    rng = np.random.default_rng(3)
+    p = mlp_params(rng)
+    x, y = rng.standard_normal((6, 5)), rng.integers(0, 3, 6)
+    limits = {k: 0.1 * (i + 1) for i, k in enumerate(sorted(p))}
+    total, norms = ft.dp.clipped_grad_sum(mlp_loss, limits)(p, x, y)
+    leaves, spec, leaf_sq = materialized(mlp_loss, p, x, y)
+    limit_leaves = optree.tree_leaves(limits)
+    expected = []
+    for leaf, sq, limit in zip(leaves, leaf_sq, limit_leaves):
+        scale = np.minimum(1.0, limit / np.sqrt(sq))
+        expected.append(sum(scale[i] * leaf[i] for i in range(len(sq))))
+    assert_close(total, spec.unflatten(expected))
+    assert_close(norms, spec.unflatten([np.sqrt(sq) for sq in leaf_sq]))
+    _, per_leaf = ft.dp.per_example_grad_norms(mlp_loss, per_leaf=True)(p, x, y)
+    assert_close(per_leaf, norms)
+
+
+def test_argnums_tuple_float32_and_zero_gradient():
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal((4, 3)).astype(np.float32)
+    unused = np.ones(2, np.float32)
+    x = rng.standard_normal((5, 4)).astype(np.float32)
+
+    def loss(unused, w, x):
+        return np.sum((x @ w) ** 2)
+
+    (g_unused, g_w), norms = ft.dp.clipped_grad_sum(loss, 1.0, argnums=(0, 1))(unused, w, x)
+    assert g_unused.dtype == g_w.dtype == np.float32
+    np.testing.assert_array_equal(g_unused, np.zeros(2, np.float32))
+    per = ft.vmap(ft.grad(loss, argnums=1), in_dims=(None, None, 0))(unused, w, x)
+    ref_norms = np.sqrt((per.astype(np.float64) ** 2).sum(axis=(1, 2)))
+    np.testing.assert_allclose(norms, ref_norms, rtol=1e-5)
+    ref = np.tensordot(np.minimum(1, 1 / ref_norms), per.astype(np.float64), axes=1)
+    np.testing.assert_allclose(g_w, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_jitted_dp_step_equals_eager():
+    rng = np.random.default_rng(5)
+    p = seq_params(rng)
+    step = ft.dp.clipped_grad_sum(seq_loss, 0.3)
+    jitted = ft.jit(step)
+    for _ in range(2):
+        tokens = rng.integers(0, VOCAB, (3, LENGTH))
+        assert_close(jitted(p, tokens), step(p, tokens), rtol=1e-12)
+
+
+def test_checkpointed_segments_are_factored_too():
+    rng = np.random.default_rng(6)
+    p = mlp_params(rng, (5, 6, 3))
+
+    def loss(p, x, y):
+        h = ft.checkpoint(lambda x, w, b: np.tanh(nn.linear(x, w, b)))(x, p["w0"], p["b0"])
+        return nn.cross_entropy(nn.linear(h, p["w1"], p["b1"]), y)
+
+    check_model(loss, p, rng.standard_normal((7, 5)), rng.integers(0, 3, 7))
+
+
+def fallback_loss(p, x):
+    """A weight read through exp before its matrix product: no factor rule covers it."""
+    return np.sum(np.tanh(x @ np.exp(p["w"])))
+
+
+def test_fallback_warns_and_stays_exact():
+    rng = np.random.default_rng(7)
+    p = {"w": rng.standard_normal((3, 4))}
+    x = rng.standard_normal((5, 3))
+    with pytest.warns(ft.dp.FallbackWarning, match="matmul"):
+        total, norms = ft.dp.clipped_grad_sum(fallback_loss, 0.5)(p, x)
+    ref_total, ref_norms = reference_clipped(fallback_loss, p, 0.5, x)
+    assert_close(norms, ref_norms)
+    assert_close(total, ref_total)
+
+
+def test_strict_switch_refuses_the_fallback():
+    rng = np.random.default_rng(8)
+    p = {"w": rng.standard_normal((3, 4))}
+    x = rng.standard_normal((5, 3))
+    with pytest.raises(ft.dp.FallbackError, match="matmul"):
+        ft.dp.clipped_grad_sum(fallback_loss, 0.5, strict=True)(p, x)
+    with pytest.raises(ft.dp.FallbackError, match="sum"):
+        ft.dp.per_example_grad_norms(lambda p, x: np.sum(p["w"]) * np.sum(x),
+                                     strict=True)(p, x)
+
+
+def test_add_noise_has_the_gaussian_mechanism_scale():
+    total = {"a": np.zeros((200, 100)), "b": np.zeros(3, np.float32)}
+    noisy = ft.dp.add_noise(ft.random.key(1), total, 2.0, 0.5)
+    assert noisy["b"].dtype == np.float32
+    assert abs(noisy["a"].std() - 1.0) < 0.02 and abs(noisy["a"].mean()) < 0.02
+    per_layer = ft.dp.add_noise(ft.random.key(1), total, 1.0, {"a": 3.0, "b": 4.0})
+    assert abs(per_layer["a"].std() - 5.0) < 0.1
