@@ -827,3 +827,14 @@ def test_integer_inputs_and_float0(dxp):
         return (out, vjp_fn(fnp.ones_like(out)), ft.jvp(f, (x, i), (fnp.ones_like(x), None)),
                 ft.linearize(f, x, i)[1](x, None), ft.jacrev(f)(x, i), ft.jacfwd(f)(x, i))
     _compare(dxp, run, _rng().standard_normal(4), np.array([2, 0, 3]), what="float0")
+
+
+def test_jit_takes_numpy_labels_beside_device_arrays(dxp):
+    """Eager code accepts NumPy labels beside device data (they only select); so does ft.jit."""
+    rng = _rng()
+    params, (x, y) = _mlp(rng), _mlp_batch(rng)
+    params, x = _to(dxp, [params, x])
+    want = per_example(params, x, y)
+    jitted = ft.jit(per_example)
+    for _ in range(2):
+        _check(dxp, jitted(params, x, y), want, "jit with numpy labels")

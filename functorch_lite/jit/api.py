@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 import optree
 
-from ..backend import array_module, is_array
+from ..backend import array_module, is_array, is_host, module_of
 from ..batching_rules.fallback import PerformanceWarning
 from ..interpreter import current_level
 from ..tensor import Tensor
@@ -193,11 +193,11 @@ class _Compiled:
     __slots__ = ("traced", "optimized", "out_tree", "xp", "fn", "run", "fast_key", "used",
                  "key")
 
-    def __init__(self, traced, optimized, xp):
+    def __init__(self, traced, optimized, xp, moved=()):
         self.traced, self.optimized, self.out_tree = traced, optimized, traced.out_tree
         self.xp = xp
         single = self.out_tree.num_leaves == 1 and self.out_tree.num_nodes == 1
-        self.fn = generate(optimized, xp, single=single)
+        self.fn = generate(optimized, xp, single=single, moved=moved)
         if single:
             self.run = self.fn
         else:
@@ -321,11 +321,19 @@ class Jitted:
 
     def _compile(self, split):
         leaves = [x for x, d in zip(split.leaves, split.dynamic) if d]
-        xp = array_module([x for x in leaves if type(x) not in _SCALARS], "ft.jit")
-        traced, first = trace(self.f, split.leaves, split.dynamic, split.rebuild,
-                              split.input_names())
+        # the device of the device arrays: NumPy arrays beside them (labels, masks) only
+        # select, and the ops that read them move them, as in eager code
+        xp = array_module([x for x in leaves if type(x) not in _SCALARS
+                           and not isinstance(x, (np.ndarray, np.generic))], "ft.jit")
+        moved = [is_host(module_of(x)) and not is_host(xp) and type(x) not in _SCALARS
+                 for x in leaves]   # NumPy arrays beside device ones: moved at entry
+        traced_leaves = iter([xp.asarray(x) if m else x for x, m in zip(leaves, moved)])
+        traced, first = trace(self.f, [next(traced_leaves) if d else x
+                                       for x, d in zip(split.leaves, split.dynamic)],
+                              split.dynamic, split.rebuild, split.input_names())
         first = _own_outputs(first, leaves)
-        compiled = _Compiled(traced, optimize(traced), xp)
+        compiled = _Compiled(traced, optimize(traced), xp,
+                             [v.id for v, m in zip(traced.inputs, moved) if m])
         compiled.key, compiled.used = split.key, self._clock
         if all(type(x) is np.ndarray or is_array(x) for x in leaves) and \
                 split.tree == optree.tree_structure((tuple(leaves), {})) and \

@@ -39,9 +39,10 @@ def _kernel(op, params, xp):
     return functools.partial(fn, **params) if params else fn
 
 
-def generate(program, xp, single=False):
+def generate(program, xp, single=False, moved=()):
     """The program as a function of its inputs returning the list of its outputs (the output
-    itself when `single`)."""
+    itself when `single`). The inputs whose Var ids are in `moved` (NumPy arrays beside device
+    arrays) are moved to `xp` on entry."""
     scope, consts = {"StaleShape": StaleShape}, {}
 
     def name(atom):
@@ -67,6 +68,8 @@ def generate(program, xp, single=False):
 
     params = ", ".join(f"v{v.id}" for v in program.inputs)
     lines, fused = [f"def program({params}):"], []
+    scope["xp"] = xp
+    lines += [f"    v{i} = xp.asarray(v{i})" for i in moved]
     if is_host(xp):
         buffers = plan_buffers(program)
         dying = _deaths(program, keep={v.id for v in buffers.values()})
@@ -75,7 +78,6 @@ def generate(program, xp, single=False):
             if dying.get(i):
                 lines.append(f"    del {', '.join(dying[i])}")
     else:
-        scope["xp"] = xp
         for node in schedule(program, fusion_groups(program)):
             if isinstance(node, FusionGroup):
                 fused.append(_fused_function(node, f"g{len(fused)}", name))
