@@ -72,19 +72,23 @@ def generate(program, xp, single=False, moved=()):
     lines += [f"    v{i} = xp.asarray(v{i})" for i in moved]
     if is_host(xp):
         buffers = plan_buffers(program)
-        dying = _deaths(program, keep={v.id for v in buffers.values()})
+        steps = [(eqn.ins, eqn.outs) for eqn in program.eqns]
+        dying = _deaths(program, steps, keep={v.id for v in buffers.values()})
         for i, eqn in enumerate(program.eqns):
-            lines += call(i, eqn, buffers.get(i))
-            if dying.get(i):
-                lines.append(f"    del {', '.join(dying[i])}")
+            lines += call(i, eqn, buffers.get(i)) + dying[i]
     else:
-        for node in schedule(program, fusion_groups(program)):
+        nodes = schedule(program, fusion_groups(program))
+        steps = [(n.inputs, n.outputs) if isinstance(n, FusionGroup) else
+                 (program.eqns[n].ins, program.eqns[n].outs) for n in nodes]
+        dying = _deaths(program, steps, keep=set())
+        for k, node in enumerate(nodes):
             if isinstance(node, FusionGroup):
                 fused.append(_fused_function(node, f"g{len(fused)}", name))
                 ins = ", ".join(_fused_params(node, name))
                 lines.append(f"    {', '.join(map(repr, node.outputs))} = g{len(fused) - 1}({ins})")
             else:
                 lines += call(node, program.eqns[node])
+            lines += dying[k]
     copies = outputs_to_copy(program)
     results = [name(a) + (".copy()" if k in copies else "")
                for k, a in enumerate(program.outputs)]
@@ -98,22 +102,23 @@ def generate(program, xp, single=False, moved=()):
     return fn
 
 
-def _deaths(program, keep):
-    """{equation index: names of the intermediates last read there (or never read)}, leaving
-    out outputs, inputs and the Vars in `keep` (buffers a later equation writes into)."""
+def _deaths(program, steps, keep):
+    """For each step (atoms read, Vars made), the `del` line of the Vars last read there (or
+    made there and never read), leaving out outputs, inputs and the Vars in `keep` (buffers a
+    later equation writes into)."""
     last, made = {}, {}
-    for i, eqn in enumerate(program.eqns):
-        for v in eqn.outs:
-            made[v.id] = i
-        for a in eqn.ins:
+    for k, (reads, outs) in enumerate(steps):
+        for v in outs:
+            made[v.id] = k
+        for a in reads:
             if isinstance(a, Var):
-                last[a.id] = i
+                last[a.id] = k
     spared = keep | {a.id for a in program.outputs if isinstance(a, Var)}
-    dying = {}
-    for vid, i in made.items():
+    dying = [[] for _ in steps]
+    for vid, k in made.items():
         if vid not in spared:
-            dying.setdefault(last.get(vid, i), []).append(f"v{vid}")
-    return dying
+            dying[last.get(vid, k)].append(f"v{vid}")
+    return [[f"    del {', '.join(names)}"] if names else [] for names in dying]
 
 
 def _fresh_op(eqn):
