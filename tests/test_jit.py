@@ -300,16 +300,22 @@ def test_jit_as_method_decorator_and_chunked_jacrev():
 
 def test_buffer_plan_reuses_dead_ufunc_intermediates_only():
     from functorch_lite.jit.buffers import plan_buffers
-    x, a, b, c, d, e = (Var(i, (3,), "f8") for i in range(6))
+    x, a, b, c, d, e, f = (Var(i, (3,), "f8", strides=(8,)) for i in range(7))
     p = _program([Eqn(OPS["sin"], {}, [x], [a]),            # a: fresh, read by ufuncs only
-                  Eqn(OPS["cos"], {}, [a], [b]),            # a dies here: b may take it
+                  Eqn(OPS["cos"], {}, [a], [b]),            # a dies here: not b's (in place)
                   Eqn(OPS["reshape"], {"shape": (3,)}, [b], [c]),   # b has a view: keep it
-                  Eqn(OPS["exp"], {}, [c], [d]),
-                  Eqn(OPS["add"], {}, [d, b], [e])], [x], [e, c])
+                  Eqn(OPS["exp"], {}, [c], [d]),            # d takes dead a's buffer
+                  Eqn(OPS["add"], {}, [d, b], [e]),
+                  Eqn(OPS["sin"], {}, [e], [f])], [x], [f, c])
     plan = plan_buffers(p)
-    # a and d are dead fresh buffers (d may hold the output e: it is allocated by this call);
-    # x (an input) and b (a view of it is an output) are never written
-    assert plan == {1: a, 4: d}, plan
+    # a and d are dead fresh buffers when d and f are made; nothing writes over an operand of
+    # its own equation (another NaN would propagate); x (an input) and b (a view of it is an
+    # output) are never written
+    assert plan == {3: a, 5: d}, plan
+    strided = Var(7, (3,), "f8", strides=(16,))
+    q = _program([Eqn(OPS["sin"], {}, [x], [a]), Eqn(OPS["cos"], {}, [a], [b]),
+                  Eqn(OPS["exp"], {}, [b], [strided])], [x], [strided])
+    assert plan_buffers(q) == {}     # a buffer of another layout is not taken
     args = [rng.standard_normal(3)]
     from functorch_lite.jit.codegen import generate
     fn = generate(p, np)

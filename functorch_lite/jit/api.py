@@ -96,14 +96,14 @@ class _Split:
                 self.holds_tensor = True
                 return
             if t is np.ndarray:
-                sig.append((x.shape, x.dtype))
+                sig.append((x.shape, x.dtype, x.strides))
                 dynamic.append(True)
             elif t in _SCALARS:
                 sig.append(t)
                 dynamic.append(True)
             elif is_array(x):
                 refuse_array_subclass(x, "ft.jit")
-                sig.append((x.shape, x.dtype, type(x)))
+                sig.append((x.shape, x.dtype, getattr(x, "strides", None), type(x)))
                 dynamic.append(True)
             else:
                 sig.append(("static", _static_leaf(x, k, self)))
@@ -289,9 +289,9 @@ class Jitted:
             return self.f(*args, **kwargs)  # inside a transform: run inline (module docstring)
         self._clock += 1
         if not kwargs and not self.static_argnums and not self.static_argnames:
-            # Fast path: positional arrays; the key is their types, shapes and dtypes.
+            # Fast path: positional arrays; the key is their types, shapes, dtypes, strides.
             try:
-                compiled = self._fast.get(tuple([(a.__class__, a.shape, a.dtype)
+                compiled = self._fast.get(tuple([(a.__class__, a.shape, a.dtype, a.strides)
                                                  for a in args]))
             except AttributeError:  # a Python scalar or a pytree among the arguments
                 compiled = None
@@ -338,7 +338,8 @@ class Jitted:
         if all(type(x) is np.ndarray or is_array(x) for x in leaves) and \
                 split.tree == optree.tree_structure((tuple(leaves), {})) and \
                 not self.static_argnums and not self.static_argnames:
-            compiled.fast_key = tuple([(a.__class__, a.shape, a.dtype) for a in leaves])
+            compiled.fast_key = tuple([(a.__class__, a.shape, a.dtype, a.strides)
+                                       for a in leaves])
         with self._lock:
             self.traces += 1
             if self.traces > self.max_retraces and not self._warned:

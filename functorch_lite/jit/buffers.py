@@ -5,10 +5,13 @@ can never touch what a caller holds from an earlier call. A buffer may be reused
 reads it any more and nothing else can see it: it was made by a ufunc (a fresh array, never a
 view of something else), it is not an output, and every equation reading it is a ufunc too (a
 ufunc never returns a view of its operands, so no alias of it outlives its last reader). The
-writer must be a ufunc whose output has exactly that buffer's shape and dtype. An elementwise
-ufunc may write over one of its own operands; matmul may not (its output is not computed one
-element at a time). Fewer fresh allocations mean fewer page faults on large arrays and a lower
-peak of memory.
+writer must be a ufunc whose output has exactly that buffer's shape, dtype and traced strides
+(a fresh result would have the writer's traced layout; writing it into a buffer of another
+layout would change the summation order of a later reduction, and so its last bits), and the
+buffer must be dead before the writer runs: a ufunc writing over one of its own operands takes
+another loop, which propagates a different NaN of two (`np.add(x, y, out=x)` with NaNs in both
+returns y's, `x + y` returns x's). Fewer fresh allocations mean fewer page faults on large
+arrays and a lower peak of memory.
 """
 import numpy as np
 
@@ -38,11 +41,11 @@ def plan_buffers(program):
                       and reusable.get(a.id)}.values())
         if _is_ufunc(eqn) and len(eqn.outs) == 1 and eqn.outs[0].shape:
             out = eqn.outs[0]   # (0-d results are NumPy scalars: no buffer to write into)
-            candidates = free + ([] if eqn.op.name == "matmul" else dying)
-            for v in candidates:
-                if v.shape == out.shape and v.dtype == out.dtype:
+            for v in free:
+                if (v.shape == out.shape and v.dtype == out.dtype
+                        and v.strides is not None and v.strides == out.strides):
                     plan[i] = v           # out takes over v's buffer (and frees it when it dies)
-                    (free if v in free else dying).remove(v)
+                    free.remove(v)
                     break
         free.extend(dying)
     return plan

@@ -6,7 +6,10 @@ A Program is autodidax's jaxpr in miniature. `inputs` are Vars (one per array le
 arguments); each Eqn applies one Op with its static params to atoms (Vars or Consts) and binds
 new Vars; `outputs` are atoms. Every Var is bound exactly once, and equations are in execution
 order, so a pass is a loop over the list. A Var records the shape and dtype seen when it was
-traced (passes use them to decide rewrites, the printer shows them); a *weak* Var is a Python
+traced (passes use them to decide rewrites, the printer shows them), and its strides: the
+signature holds the arguments' strides, so every intermediate has the traced layout on every
+call, and buffer planning keeps it (a reduction's summation order, a BLAS kernel's choice,
+follow the layout, so a different one would change the last bits). A *weak* Var is a Python
 scalar argument, passed to the kernels as the Python scalar itself, so NumPy's promotion rules
 for Python scalars (NEP 50) hold as in eager code.
 
@@ -31,13 +34,14 @@ import numpy as np
 class Var:
     """A slot bound once: an input or an equation's output."""
 
-    __slots__ = ("id", "shape", "dtype", "weak")
+    __slots__ = ("id", "shape", "dtype", "weak", "strides")
 
-    def __init__(self, id, shape, dtype, weak=False):
+    def __init__(self, id, shape, dtype, weak=False, strides=None):
         self.id = id
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype) if dtype is not None else None
         self.weak = weak
+        self.strides = strides   # the memory layout seen when traced (None: not known)
 
     def __repr__(self):
         return f"v{self.id}"

@@ -181,7 +181,7 @@ def _exact(xp, result, *operands):
 
 def _identity_product_kernel(xp, eye, x, *, left):
     if _exact(xp, x, x):
-        return x
+        return xp.ascontiguousarray(x)     # the layout of matmul's result
     return xp.matmul(eye, x) if left else xp.matmul(x, eye)
 
 
@@ -190,7 +190,7 @@ def _diagonal_product_kernel(xp, eye, v, x, *, left, eye_first, transpose):
     scaled = (v.reshape(n, 1) * x if x.ndim == 2 else v.reshape(n) * x) if left else \
         x * v.reshape(n)
     if _exact(xp, scaled, v, x):
-        return scaled
+        return xp.ascontiguousarray(scaled)   # the layout of matmul's result
     d = xp.multiply(eye, v) if eye_first else xp.multiply(v, eye)
     if transpose is not None:
         d = xp.transpose(d, **dict(transpose))

@@ -98,7 +98,8 @@ class TraceInterpreter(Interpreter):
         if type(value) in PYTHON_SCALARS:   # a weak Var: NumPy's default dtype for its type
             var = Var(self.nvars, (), np.dtype(type(value)), weak=True)
         else:
-            var = Var(self.nvars, getattr(value, "shape", ()), getattr(value, "dtype", None))
+            var = Var(self.nvars, getattr(value, "shape", ()), getattr(value, "dtype", None),
+                      strides=getattr(value, "strides", None))
         self.nvars += 1
         return TraceTensor(value, var, self)
 
@@ -146,10 +147,9 @@ class TraceInterpreter(Interpreter):
         return entry[1]
 
     def _copy(self, value):
-        base = value.base
+        base = value.base      # a view of one copy of its base keeps its strides
         if (type(value) is np.ndarray and type(base) is np.ndarray and base.base is None
-                and (base.flags.c_contiguous or base.flags.f_contiguous)
-                and base.nbytes <= 4 * max(value.nbytes, 1)):
+                and (base.flags.c_contiguous or base.flags.f_contiguous)):
             copy = self.snapshot(base)
             offset = value.__array_interface__["data"][0] - base.__array_interface__["data"][0]
             try:
@@ -157,7 +157,7 @@ class TraceInterpreter(Interpreter):
                                   strides=value.strides)
             except (TypeError, ValueError):
                 pass
-        return value.copy()
+        return value.copy(order="K")
 
     def concretize(self, tensor, kind):
         what = {"bool": "a Python bool (if/while on it)", "int": "a Python int",
