@@ -1,0 +1,104 @@
+"""ft.nn on unusual input (issue 20): attention rows that see no key, mask dtypes, embedding
+indices out of range, and the torch.nn.functional defaults of the namespace. References are
+loops written here (and torch.nn.functional where importable)."""
+import inspect
+import math
+
+import numpy as np
+import pytest
+
+import functorch_lite as ft
+from functorch_lite import nn
+from functorch_lite.testing.grad_checks import gradcheck
+
+RNG = np.random.default_rng(20)
+
+
+def _masked_attention_loop(q, k, v, keep):
+    """softmax over the kept keys of each query; a query that keeps none gives 0 (PyTorch
+    2.5+'s behaviour for such rows)."""
+    out = np.zeros((q.shape[0], v.shape[1]))
+    for i in range(q.shape[0]):
+        allowed = [j for j in range(k.shape[0]) if keep[i, j]]
+        if not allowed:
+            continue
+        scores = {j: float(q[i] @ k[j]) / math.sqrt(q.shape[1]) for j in allowed}
+        top = max(scores.values())
+        weights = {j: math.exp(s - top) for j, s in scores.items()}
+        total = sum(weights.values())
+        for j in allowed:
+            out[i] += weights[j] / total * v[j]
+    return out
+
+
+# -- attention: a row that sees no key ------------------------------------------------------------
+
+def test_attention_row_with_no_key_is_zero_and_poisons_no_gradient():
+    q = np.array([[1.0, 2.0], [3.0, -1.0]])
+    keep = np.array([[False, False], [True, False]])
+    f = lambda q: nn.scaled_dot_product_attention(q, q, q, attn_mask=keep)  # noqa: E731
+    out = f(q)
+    np.testing.assert_allclose(out, _masked_attention_loop(q, q, q, keep), rtol=1e-12)
+    np.testing.assert_array_equal(out[0], 0.0)
+    g = ft.grad(lambda q: np.sum(f(q) ** 2))(q)
+    assert np.isfinite(g).all()
+    gradcheck(lambda q: f(q) ** 2, (q,))
+    # the float spelling of the same mask, and forward mode
+    bias = np.where(keep, 0.0, -np.inf)
+    np.testing.assert_array_equal(nn.scaled_dot_product_attention(q, q, q, attn_mask=bias), out)
+    _, t = ft.jvp(f, (q,), (np.ones_like(q),))
+    assert np.isfinite(t).all()
+
+
+def test_attention_rows_with_no_key_under_vmap_and_jacobians():
+    q, k, v = RNG.standard_normal((3, 4, 5)), RNG.standard_normal((3, 6, 5)), \
+        RNG.standard_normal((3, 6, 2))
+    keep = RNG.random((3, 4, 6)) < 0.4
+    keep[:, 1] = False                         # query 1 of every example sees nothing
+    out = ft.vmap(nn.scaled_dot_product_attention)(q, k, v, keep)
+    for b in range(3):
+        np.testing.assert_allclose(out[b], _masked_attention_loop(q[b], k[b], v[b], keep[b]),
+                                   rtol=1e-10, atol=1e-14)
+    jac = ft.jacrev(lambda q: nn.scaled_dot_product_attention(q, k[0], v[0], attn_mask=keep[0]))
+    assert np.isfinite(jac(q[0])).all()
+    gradcheck(lambda q, k, v: nn.scaled_dot_product_attention(q, k, v, attn_mask=keep[0]),
+              (q[0], k[0], v[0]))
+
+
+def test_attention_row_with_no_key_against_torch():
+    torch = pytest.importorskip("torch")
+    q = RNG.standard_normal((4, 3))
+    keep = np.array([[False] * 4, [True, False, True, False], [False] * 4, [True] * 4])
+    tq = torch.tensor(q, requires_grad=True)
+    ref = torch.nn.functional.scaled_dot_product_attention(tq, tq, tq,
+                                                           attn_mask=torch.from_numpy(keep))
+    (ref ** 2).sum().backward()
+    f = lambda q: nn.scaled_dot_product_attention(q, q, q, attn_mask=keep)  # noqa: E731
+    np.testing.assert_allclose(f(q), ref.detach().numpy(), rtol=1e-10, atol=1e-15)
+    np.testing.assert_allclose(ft.grad(lambda q: np.sum(f(q) ** 2))(q), tq.grad.numpy(),
+                               rtol=1e-10, atol=1e-14)
+
+
+# -- attention: mask dtypes --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint8, np.complex128])
+def test_attention_refuses_masks_neither_boolean_nor_floating(dtype):
+    q = RNG.standard_normal((3, 2))
+    with pytest.raises(TypeError, match=r"attn_mask must be boolean .*astype\(bool\)"):
+        nn.scaled_dot_product_attention(q, q, q, attn_mask=np.tril(np.ones((3, 3), dtype)))
+    with pytest.raises(TypeError, match="attn_mask must be boolean"):
+        ft.vmap(lambda q: nn.scaled_dot_product_attention(q, q, q, mask=np.eye(3, dtype=dtype)))(
+            q[None])
+
+
+def test_attention_float_mask_keeps_the_scores_dtype():
+    q = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    keep = np.tril(np.ones((3, 3), bool))
+    bias64 = np.where(keep, 0.0, -np.inf)                      # float64
+    out = nn.scaled_dot_product_attention(q, q, q, attn_mask=bias64)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, nn.scaled_dot_product_attention(q, q, q, attn_mask=keep))
+    assert nn.scaled_dot_product_attention(q, q, q, attn_mask=bias64.astype(np.float16)).dtype \
+        == np.float32
+    g = ft.grad(lambda q: np.sum(nn.scaled_dot_product_attention(q, q, q, attn_mask=bias64)))(q)
+    assert g.dtype == np.float32
