@@ -102,3 +102,43 @@ def test_attention_float_mask_keeps_the_scores_dtype():
         == np.float32
     g = ft.grad(lambda q: np.sum(nn.scaled_dot_product_attention(q, q, q, attn_mask=bias64)))(q)
     assert g.dtype == np.float32
+
+
+# -- embedding: indices out of range ------------------------------------------------------------------
+
+@pytest.mark.parametrize("index", [-1, 4, -5, 100])
+def test_embedding_refuses_an_index_out_of_range(index):
+    table = RNG.standard_normal((4, 3))
+    idx = np.array([0, index, 2])
+    with pytest.raises(IndexError, match=f"embedding: index {index} is out of range: with 4 "
+                                         r"rows in weight it must be in 0\.\.3"):
+        nn.embedding(idx, table)
+    with pytest.raises(IndexError, match="embedding: index"):
+        ft.vmap(nn.embedding, in_dims=(0, None))(idx[:, None], table)
+    with pytest.raises(IndexError, match="embedding: index"):
+        ft.grad(lambda w: nn.embedding(idx, w).sum())(table)
+    with pytest.raises(IndexError, match="embedding: index"):
+        ft.jit(nn.embedding)(idx, table)
+
+
+def test_embedding_refuses_non_integer_indices_and_a_bad_padding_idx():
+    table = RNG.standard_normal((4, 3))
+    with pytest.raises(IndexError, match="integers"):
+        nn.embedding(np.array([0.0, 1.0]), table)
+    with pytest.raises(IndexError, match="integers"):
+        nn.embedding(np.array([True, False]), table)
+    with pytest.raises(ValueError, match=r"padding_idx 4 is out of range.*-4\.\.3"):
+        nn.embedding(np.array([0, 1]), table, padding_idx=4)
+    # in range: negative padding_idx counts from the end, as PyTorch
+    g = ft.grad(lambda w: nn.embedding(np.array([0, 3]), w, padding_idx=-1).sum())(table)
+    np.testing.assert_array_equal(g, np.array([[1.0] * 3, [0] * 3, [0] * 3, [0] * 3]))
+
+
+def test_embedding_index_errors_against_torch():
+    torch = pytest.importorskip("torch")
+    table = RNG.standard_normal((4, 3))
+    for index in (-1, 4):
+        with pytest.raises(IndexError):
+            torch.nn.functional.embedding(torch.tensor([index]), torch.from_numpy(table))
+        with pytest.raises(IndexError):
+            nn.embedding(np.array([index]), table)

@@ -4,11 +4,11 @@ wrap them (under vmap the kernel sees the whole batch), so bad values are caught
 from ..dispatch import defop
 
 
-def _check_index_range_kernel(xp, x, *, size, what):
+def _check_index_range_kernel(xp, x, *, size, what, of="classes"):
     bad = xp.asarray((x < 0) | (x >= size))   # a Python int label gives a Python bool
     if bad.any():
         value = int(x[bad].ravel()[0])
-        raise IndexError(f"{what} {value} is out of range: with {size} classes it must be in "
+        raise IndexError(f"{what} {value} is out of range: with {size} {of} it must be in "
                          f"0..{size - 1}")
     return x
 
@@ -16,4 +16,5 @@ def _check_index_range_kernel(xp, x, *, size, what):
 check_index_range = defop(
     "check_index_range", _check_index_range_kernel, differentiable=False,
     doc="x itself when every entry is in [0, size); IndexError naming `what` and the first bad "
-        "entry otherwise (class labels of cross_entropy).")
+        "entry otherwise (class labels of cross_entropy, rows of an embedding table; `of` "
+        "names what the size counts).")
