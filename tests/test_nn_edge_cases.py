@@ -142,3 +142,55 @@ def test_embedding_index_errors_against_torch():
             torch.nn.functional.embedding(torch.tensor([index]), torch.from_numpy(table))
         with pytest.raises(IndexError):
             nn.embedding(np.array([index]), table)
+
+
+# -- one convention for the namespace: torch.nn.functional's defaults --------------------------------
+
+def test_gelu_default_is_the_exact_erf_form_as_torch():
+    x = np.linspace(-4, 4, 9)
+    exact = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x])
+    np.testing.assert_allclose(nn.gelu(x), exact, rtol=1e-14)
+    tanh = 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    np.testing.assert_allclose(nn.gelu(x, approximate="tanh"), tanh, rtol=1e-14)
+    np.testing.assert_array_equal(nn.gelu(x, approximate=True), nn.gelu(x, approximate="tanh"))
+    np.testing.assert_array_equal(nn.gelu(x, approximate=False), nn.gelu(x))
+
+
+def test_attention_takes_torchs_positional_order():
+    q, k, v = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3)), RNG.standard_normal((4, 2))
+    causal = nn.scaled_dot_product_attention(q, k, v, is_causal=True)
+    # torch's order: (query, key, value, attn_mask, dropout_p, is_causal, scale)
+    np.testing.assert_array_equal(nn.scaled_dot_product_attention(q, k, v, None, 0.0, True),
+                                  causal)
+    with pytest.raises(NotImplementedError, match="dropout_p=0.1 .*ft.nn.dropout"):
+        nn.scaled_dot_product_attention(q, k, v, None, 0.1)
+
+
+# every default a function shares with its torch.nn.functional namesake is torch's
+_TORCH_DEFAULT_EXCEPTIONS = {
+    # (function, parameter): why it differs (docs/layers.md, "Conventions")
+    ("one_hot", "num_classes"): "jax.nn.one_hot's signature: the class count is required",
+}
+
+
+def test_defaults_match_torch_functional():
+    torch = pytest.importorskip("torch")
+    checked = 0
+    for name in nn.__all__:
+        theirs_fn = getattr(torch.nn.functional, name, None)
+        try:
+            theirs = inspect.signature(theirs_fn).parameters
+        except (TypeError, ValueError):   # a builtin: parse its documented signature
+            doc = (theirs_fn.__doc__ or "").strip().splitlines()
+            if not doc or "(" not in doc[0]:
+                continue
+            theirs = {p.split("=")[0].strip(): p.split("=")[1].strip()
+                      for p in doc[0].split("(", 1)[1].rsplit(")", 1)[0].split(",") if "=" in p}
+            theirs = {k: inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY,
+                                           default=eval(v)) for k, v in theirs.items()}
+        for pname, ours in inspect.signature(getattr(nn, name)).parameters.items():
+            if pname not in theirs or (name, pname) in _TORCH_DEFAULT_EXCEPTIONS:
+                continue
+            assert ours.default == theirs[pname].default, (name, pname)
+            checked += 1
+    assert checked >= 40

@@ -1,5 +1,6 @@
-"""Functional neural-network helpers (as jax.nn), each a composite of library ops, so every one
-works on plain arrays and under every transform. Reductions take `axis=-1` by default.
+"""Functional neural-network helpers (torch.nn.functional's defaults, jax.nn's names where
+torch has none), each a composite of library ops, so every one works on plain arrays and under
+every transform. Reductions take `axis=-1` by default (as jax.nn; docs/layers.md).
 
 Each is written in a numerically stable form: nothing overflows for inputs around 1e4, and the
 unused side of a `where` never produces inf or NaN (so gradients stay finite too).
@@ -37,36 +38,37 @@ def relu(x):
     return fnp.where(fnp.greater(x, 0), x, 0)
 
 
-def gelu(x, approximate=True):
-    """Gaussian error linear unit x Phi(x), elementwise (Phi: the standard normal CDF).
+def gelu(x, approximate="none"):
+    """Gaussian error linear unit x Phi(x), elementwise (Phi: the standard normal CDF), as
+    torch.nn.functional.gelu.
 
-    approximate=True (the default, as jax.nn.gelu) or 'tanh' (torch's spelling) gives the tanh
-    approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); False or 'none' (PyTorch's
-    default) gives the exact 0.5 x (1 + erf(x / sqrt(2))), whose erf kernel needs SciPy
-    (CuPy arrays: cupyx.scipy).
+    approximate='none' (the default, as PyTorch; False is JAX's spelling) gives the exact
+    0.5 x (1 + erf(x / sqrt(2))), whose erf kernel needs SciPy (CuPy arrays: cupyx.scipy);
+    approximate='tanh' (True, the default of jax.nn.gelu) gives the tanh approximation
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), within 1e-3 of it and SciPy-free.
 
     Args:
         x: an array of any shape; float32 stays float32.
-        approximate: True or 'tanh' (the tanh form), False or 'none' (the erf form).
+        approximate: 'none' or False (the erf form), 'tanh' or True (the tanh form).
 
     Returns:
         An array of x's shape and dtype.
 
     Raises:
-        ValueError: approximate is none of True, False, 'tanh', 'none'.
+        ValueError: approximate is none of 'none', 'tanh', False, True.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
         >>> x = np.array([-1.0, 0.0, 1.0])
         >>> ft.nn.gelu(x).shape
         (3,)
-        >>> bool(np.allclose(ft.nn.gelu(x), ft.nn.gelu(x, approximate=False), atol=1e-3))
+        >>> bool(np.allclose(ft.nn.gelu(x), ft.nn.gelu(x, approximate="tanh"), atol=1e-3))
         True
     """
     if approximate in (False, "none"):
         return 0.5 * x * (1.0 + erf(x * _SQRT_HALF))
     if approximate not in (True, "tanh"):
-        raise ValueError(f"gelu: approximate must be True, False, 'tanh' or 'none', not "
+        raise ValueError(f"gelu: approximate must be 'none', 'tanh', False or True, not "
                          f"{approximate!r}")
     inner = float(np.sqrt(2.0 / np.pi)) * (x + 0.044715 * (x * x * x))  # float: keeps float32
     return 0.5 * x * (1.0 + fnp.tanh(inner))

@@ -11,10 +11,11 @@ from ..ops.elementwise import stop_gradient
 from ._activations import _max_shift
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=False,
-                                 scale=None, *, mask=None):
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, *, mask=None):
     """Scaled dot-product attention softmax(query @ key^T * scale + mask) @ value
-    (torch.nn.functional.scaled_dot_product_attention, without dropout).
+    (torch.nn.functional.scaled_dot_product_attention, with its argument order, without
+    dropout: dropout_p must be 0).
 
     PyTorch's layout: sequence before feature, any leading (batch, head) dims, which
     broadcast between query, key and value. `attn_mask` (or `mask`, JAX's spelling)
@@ -35,6 +36,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
         key: (..., S, E).
         value: (..., S, Ev).
         attn_mask: optional boolean or floating array broadcasting to (..., L, S).
+        dropout_p: 0 only (here so that torch's positional calls port unchanged); dropout
+            needs an explicit key: apply ft.nn.dropout to the inputs or outputs.
         is_causal: apply the causal mask.
         scale: the factor on the scores; None (default) means 1 / sqrt(E).
         mask: keyword-only alias of attn_mask.
@@ -45,6 +48,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
     Raises:
         TypeError: both attn_mask and mask are given, or the mask is neither boolean nor
             floating.
+        NotImplementedError: dropout_p is not 0.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -59,6 +63,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, is_causal=Fa
         >>> ft.nn.scaled_dot_product_attention(x, x, x, attn_mask=sees_none)[0]
         array([0., 0.])
     """
+    if dropout_p != 0:
+        raise NotImplementedError(
+            f"scaled_dot_product_attention: dropout_p={dropout_p} is not supported (dropout "
+            f"takes an explicit key here): pass dropout_p=0 and apply "
+            f"ft.nn.dropout(key, x, rate) where you need it")
     if mask is not None:
         if attn_mask is not None:
             raise TypeError("scaled_dot_product_attention: give attn_mask or mask, not both")
