@@ -17,9 +17,12 @@ import math
 
 import numpy as np
 
+from . import _normal_tails as tails
 from . import numpy as fnp
 from .numpy._util import dtype_of, shape as shape_of
+from .ops.elementwise import stop_gradient
 from .ops.random import threefry2x32
+from .tensor import Tensor
 
 _WORD = 1 << 32
 
@@ -181,18 +184,24 @@ def fold_in(key, data):
     return threefry2x32(key, fnp.stack([fnp.ones_like(word), word]))
 
 
-def _unit_uniform(key, shape, dtype, fn):
+def _unit_uniform(key, shape, dtype, fn, open_interval=False):
     """Uniform floats in [0, 1) with a full mantissa: 53 random bits for float64 (from two
-    words), 24 for float32."""
+    words), 24 for float32. open_interval=True: in (0, 1) instead, the midpoints
+    (k + 1/2) 2^-52 (2^-23 for float32) of one bit fewer, symmetric and exact."""
     dtype = np.dtype(dtype)
+    half = 0.5 if open_interval else 0.0
     if dtype == np.float64:
         w = fnp.reshape(_words(key, 2 * math.prod(shape)), (2,) + shape)
         hi = fnp.astype(fnp.floor_divide(w[0], np.uint32(32)), np.float64)   # 27 bits
-        lo = fnp.astype(fnp.floor_divide(w[1], np.uint32(64)), np.float64)   # 26 bits
-        return (hi * 67108864.0 + lo) * 2.0 ** -53
+        lo_bits = 25 if open_interval else 26
+        lo = fnp.astype(fnp.floor_divide(w[1], np.uint32(1 << (32 - lo_bits))), np.float64)
+        return (hi * float(1 << lo_bits) + lo + half) * 2.0 ** -(27 + lo_bits)
     if dtype == np.float32:
+        bits = 23 if open_interval else 24
         w = fnp.reshape(_words(key, math.prod(shape)), shape)
-        return fnp.astype(fnp.floor_divide(w, np.uint32(256)), np.float32) * np.float32(2 ** -24)
+        k = fnp.astype(fnp.floor_divide(w, np.uint32(1 << (32 - bits))), np.float32)
+        return (k + np.float32(half)) * np.float32(2.0 ** -bits) if open_interval else \
+            k * np.float32(2.0 ** -bits)
     raise TypeError(f"random.{fn}: dtype must be float32 or float64, got {dtype}")
 
 
@@ -261,50 +270,23 @@ def normal(key, shape=(), dtype=np.float64):
     return radius * fnp.cos((2 * math.pi) * u[1])
 
 
-# Abramowitz and Stegun 7.1.26: |error| < 1.5e-7 for x >= 0.
-_AS_P = 0.3275911
-_AS_COEFFS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
-# Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011), single precision.
-_GILES_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                  0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
-_GILES_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
-               0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
-
-
-def _horner(coeffs, t):
-    out = coeffs[0]
-    for c in coeffs[1:]:
-        out = out * t + c
-    return out
-
-
-def _erf(x):
-    ax = fnp.abs(x)
-    t = 1.0 / (1.0 + _AS_P * ax)
-    y = 1.0 - _horner(_AS_COEFFS, t) * t * fnp.exp(-ax * ax)
-    return fnp.where(fnp.less(x, 0), -y, y)
-
-
-def _erfinv(y):
-    w = -fnp.log1p(-y * y)
-    central = _horner(_GILES_CENTRAL, w - 2.5)
-    tail = _horner(_GILES_TAIL, fnp.sqrt(fnp.maximum(w, 5.0)) - 3.0)
-    return fnp.where(fnp.less(w, 5.0), central, tail) * y
-
-
 def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):
     """Standard normal floats conditioned on [lower, upper].
 
-    Drawn by the inverse-CDF method; the erf and erfinv approximations inside are accurate to
-    about 1e-7 (float32 precision), and the result is clipped to the bounds. The bounds may be
-    arrays and are differentiable (the draw moves with them, as the inverse CDF says).
+    Drawn by the inverse-CDF method in log space, so it stays exact far in the tails (on
+    [8, 9], [20, 21] or [-40, -39], where 1 - Phi rounds to 0): the draw x solves
+    Q(x) = (1 - u) Q(a) + u Q(b) for a uniform u, with Q(x) = P(Z > x) taken on the side of
+    the interval's midpoint where it is small, in log space through a Chebyshev series of the
+    Mills ratio (no SciPy), and inverted by Newton's method. The bounds may be arrays and are
+    differentiable: the draw moves with them as the inverse CDF says,
+    dx/da = (1 - u) phi(a) / phi(x) and dx/db = u phi(b) / phi(x).
 
     Args:
         key: one key.
-        lower: lower bound (scalar or array).
-        upper: upper bound (scalar or array).
+        lower: lower bound (scalar or array; -inf allowed).
+        upper: upper bound (scalar or array; inf allowed).
         shape: a tuple of ints; None (the default) means the broadcast shape of the bounds.
-        dtype: float32 or float64.
+        dtype: float32 or float64 (the arithmetic is done in it).
 
     Returns:
         An array of `shape` and `dtype` with entries in [lower, upper].
@@ -313,24 +295,49 @@ def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
             mapped over with vmap).
         TypeError: `shape` is not a tuple of ints, or `dtype` is not float32 or float64.
+        ValueError: `shape` has a negative dimension.
 
     Examples:
-        >>> import functorch_lite.random as random
+        >>> import numpy as np, functorch_lite.random as random
         >>> t = random.truncated_normal(random.key(0), -1.0, 2.0, (1000,))
         >>> bool(t.min() >= -1.0 and t.max() <= 2.0)
+        True
+        >>> far = random.truncated_normal(random.key(0), 8.0, 9.0, (1000,))
+        >>> bool(8.0 < far.min() and far.mean() < 8.2)     # mean 8.12, not a pile at 8
         True
     """
     _check_key(key, "truncated_normal")
     if shape is None:
         shape = fnp.broadcast_shapes(shape_of(lower), shape_of(upper))
     shape = _shape(shape, "truncated_normal")
-    root2 = math.sqrt(2.0)
-    # scalar bounds as 0-d arrays of the draw's dtype on the key's device: _erf's where gives
-    # an array, which must neither sit on the host nor promote a float32 draw
-    a, b = (_erf((fnp.asarray(v, dtype, like=key) if isinstance(v, (int, float, np.generic))
-                  else v) / root2) for v in (lower, upper))
-    u = uniform(key, shape, dtype, minval=a, maxval=b)
-    return fnp.clip(root2 * _erfinv(u), lower, upper)
+    dtype = np.dtype(dtype)
+    u = _unit_uniform(key, shape, dtype, "truncated_normal", open_interval=True)
+    # the bounds as arrays of the draw's dtype on the key's device (a Python bound must
+    # neither sit on the host nor promote a float32 draw)
+    lower, upper = (fnp.asarray(v, dtype, like=key) if isinstance(v, (int, float, np.generic))
+                    else v if dtype_of(v) == dtype else fnp.astype(v, dtype)
+                    for v in (lower, upper))
+    # Work on the side of the interval's midpoint that is >= 0 (mirror it otherwise), where
+    # Q(x) is the small tail; the draw is computed on constants and given the inverse-CDF
+    # derivative afterwards, so no derivative runs through Newton's iterations.
+    flip = fnp.less(stop_gradient(upper), -stop_gradient(lower))   # no inf - inf
+    a = fnp.where(flip, -upper, lower)
+    b = fnp.where(flip, -lower, upper)
+    a0, b0 = stop_gradient(a), stop_gradient(b)
+    log_qa, log_qb = tails.log_sf(a0), tails.log_sf(b0)          # log Q(a) >= log Q(b)
+    log_q = log_qa + fnp.log1p(u * fnp.expm1(log_qb - log_qa))  # log Q(x), x in [a, b]
+    x = fnp.clip(tails.inverse_log_sf(log_q, 2 if dtype == np.float32 else 3), a0, b0)
+    if isinstance(a, Tensor):    # a transform follows the bounds: attach dx/da and dx/db
+        x = x + _moved_with(a, a0, (1.0 - u) * fnp.exp(0.5 * (x * x - a0 * a0))) \
+            + _moved_with(b, b0, u * fnp.exp(0.5 * (x * x - b0 * b0)))
+    return fnp.where(flip, -x, x)
+
+
+def _moved_with(bound, bound0, weight):
+    """0 in value, `weight` times the bound's tangent in derivative (an infinite bound, which
+    does not move the draw, contributes nothing: inf - inf is kept out)."""
+    finite = fnp.isfinite(bound0)
+    return weight * (fnp.where(finite, bound, 0) - fnp.where(finite, bound0, 0))
 
 
 def bernoulli(key, p=0.5, shape=None):
