@@ -14,12 +14,14 @@ bounds of `uniform`); draws decided by comparisons (`bernoulli(k, p)`, `randint`
 `categorical`) have no derivative with respect to their parameters.
 """
 import math
+import operator
 
 import numpy as np
 
 from . import _normal_tails as tails
 from . import numpy as fnp
 from .numpy._util import dtype_of, shape as shape_of
+from .ops.checks import check_in_range
 from .ops.elementwise import stop_gradient
 from .ops.random import threefry2x32
 from .tensor import Tensor
@@ -67,12 +69,30 @@ def _check_key(k, fn):
 
 
 def _shape(shape, fn):
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
+    """shape as a tuple of ints, refused as NumPy's Generator refuses it: a non-integer entry
+    (2.5 is not truncated) is a TypeError, a negative one a ValueError."""
     try:
-        return tuple(int(s) for s in shape)
+        shape = (operator.index(shape),) if not hasattr(shape, "__iter__") else \
+            tuple(operator.index(s) for s in shape)
     except TypeError:
         raise TypeError(f"random.{fn}: shape must be a tuple of ints, got {shape!r}") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"random.{fn}: negative dimensions are not allowed, got shape {shape}")
+    return shape
+
+
+def _checked(value, fn, *, low, high, what, name, carry=None):
+    """value, refused with ValueError(`random.fn: what (got name = ...)`) unless every entry
+    lies in [low, high]: at once for a Python or NumPy scalar, by the check_in_range primitive
+    for an array, so that a bad value is caught under every transform and under jit (returning
+    `carry` instead of value keeps a check whose value is not used further in the program)."""
+    if isinstance(value, (int, float, np.generic)) and not isinstance(value, Tensor):
+        if not low <= value <= high:   # NaN fails too
+            raise ValueError(f"random.{fn}: {what} (got {name} = {value})")
+        return value if carry is None else carry
+    extra = () if carry is None else (carry,)
+    return check_in_range(value, *extra, low=low, high=high, what=f"random.{fn}: {what}",
+                          name=name)
 
 
 def _words(k, n):
@@ -358,6 +378,8 @@ def bernoulli(key, p=0.5, shape=None):
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
             mapped over with vmap).
         TypeError: `shape` is not a tuple of ints.
+        ValueError: `shape` has a negative dimension, or p is outside [0, 1] or NaN (as
+            NumPy's Generator.binomial).
 
     Examples:
         >>> import functorch_lite.random as random
@@ -368,6 +390,8 @@ def bernoulli(key, p=0.5, shape=None):
     _check_key(key, "bernoulli")
     shape = _shape(shape_of(p) if shape is None else shape, "bernoulli")
     dtype = np.float32 if dtype_of(p) == np.float32 else np.float64
+    p = _checked(p, "bernoulli", low=0, high=1, what="p must be a probability in [0, 1]",
+                 name="p")
     return fnp.less(_unit_uniform(key, shape, dtype, "bernoulli"), p)
 
 
@@ -390,7 +414,10 @@ def randint(key, shape, minval, maxval, dtype=np.int64):
     Raises:
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
             mapped over with vmap).
-        TypeError: `shape` is not a tuple of ints.
+        TypeError: `shape` is not a tuple of ints, `dtype` is not an integer type, or a bound
+            is not an integer.
+        ValueError: `shape` has a negative dimension, minval >= maxval, or a bound is out of
+            `dtype`'s range (NumPy's Generator.integers refuses the same).
 
     Examples:
         >>> import functorch_lite.random as random
@@ -400,8 +427,34 @@ def randint(key, shape, minval, maxval, dtype=np.int64):
     """
     _check_key(key, "randint")
     shape = _shape(shape, "randint")
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu":
+        raise TypeError(f"random.randint: dtype must be an integer type, got {dtype}")
+    for name, bound in (("minval", minval), ("maxval", maxval)):
+        if dtype_of(bound).kind not in "biu":
+            raise TypeError(f"random.randint: {name} must be an integer or an integer array, "
+                            f"got dtype {dtype_of(bound)}")
+    info = np.iinfo(dtype)
+    # the bounds within the dtype (maxval is exclusive: one past its largest value), checked
+    # only where the bound's own type can leave that range
+    if not _within(dtype_of(minval), info.min, info.max) or isinstance(minval, int):
+        minval = _checked(minval, "randint", low=info.min, high=info.max, name="minval",
+                          what=f"minval is out of bounds for {dtype} ({info.min}..{info.max})")
+    if not _within(dtype_of(maxval), info.min + 1, info.max + 1) or isinstance(maxval, int):
+        maxval = _checked(maxval, "randint", low=info.min + 1, high=info.max + 1,
+                          name="maxval", what=f"maxval is out of bounds for {dtype} "
+                                               f"({info.min + 1}..{info.max + 1}, exclusive)")
+    span = _checked(maxval - minval, "randint", low=1, high=math.inf,
+                    what="minval must be less than maxval", name="maxval - minval")
     u = _unit_uniform(key, shape, np.float64, "randint")
-    return fnp.astype(fnp.floor(u * (maxval - minval)) + minval, dtype)
+    return fnp.astype(fnp.floor(u * span) + minval, dtype)
+
+
+def _within(dtype, low, high):
+    """Whether every value of an integer (or bool) dtype lies in [low, high]."""
+    info = np.iinfo(dtype) if dtype.kind != "b" else np.iinfo(np.uint8)
+    return dtype.kind != "b" and low <= info.min and info.max <= high or \
+        dtype.kind == "b" and low <= 0 and 1 <= high
 
 
 def gumbel(key, shape=(), dtype=np.float64):
@@ -528,7 +581,8 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
         a: an int n (choose from range(n)) or an array to choose from along `axis`.
         shape: a tuple of ints: the shape of the draws.
         replace: draw with replacement (default) or without.
-        p: probabilities of the n entries (normalised to sum 1), or None for uniform.
+        p: probabilities of the n entries, or None for uniform; any non-negative weights
+            with a positive sum (normalised to sum 1, where NumPy wants the sum 1 itself).
         axis: the axis of `a` to choose along.
 
     Returns:
@@ -538,8 +592,12 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     Raises:
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
             mapped over with vmap).
-        TypeError: `shape` is not a tuple of ints.
-        ValueError: more samples than entries are asked for without replacement.
+        TypeError: `shape` is not a tuple of ints, or p is not real.
+        ValueError: more samples than entries are asked for without replacement; a is not
+            positive (an int) or has no entries along axis (an array), unless shape is empty;
+            p is not 1-d with one entry per entry of a, has a negative, infinite or NaN entry,
+            is all zeros, or (without replacement) has fewer nonzero entries than samples
+            (NumPy's Generator.choice refuses the same); `shape` has a negative dimension.
 
     Examples:
         >>> import numpy as np, functorch_lite.random as random
@@ -553,23 +611,57 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     """
     _check_key(key, "choice")
     shape = _shape(shape, "choice")
-    n = int(a) if isinstance(a, (int, np.integer)) else shape_of(a)[axis]
     k = math.prod(shape)
-    if replace:
-        if p is None:
-            idx = randint(key, shape, 0, n)
-        else:
-            idx = categorical(key, fnp.log(p), shape=shape)
+    if isinstance(a, (int, np.integer)):
+        n = int(a)
+        if n <= 0 and k > 0:
+            raise ValueError(f"random.choice: a must be a positive integer unless no samples "
+                             f"are taken, got {n}")
     else:
-        if k > n:
-            raise ValueError(f"random.choice: cannot take {k} samples from {n} entries "
-                             f"without replacement")
+        a_shape = shape_of(a)
+        if not -len(a_shape) <= axis < len(a_shape):
+            raise ValueError(f"random.choice: axis {axis} is out of range for a of shape "
+                             f"{a_shape}")
+        n = a_shape[axis]
+        if n == 0 and k > 0:
+            raise ValueError(f"random.choice: a has no entries along axis {axis} to choose "
+                             f"from (shape {a_shape}) unless no samples are taken")
+    if not replace and k > n:
+        raise ValueError(f"random.choice: cannot take {k} samples from {n} entries "
+                         f"without replacement")
+    if p is not None:
+        logits = _choice_logits(p, n, k, replace)
+    if k == 0:     # nothing to draw (from a possibly empty a)
+        idx = fnp.zeros(shape, dtype=np.int64, like=key)
+    elif replace:
+        idx = randint(key, shape, 0, n) if p is None else categorical(key, logits, shape=shape)
+    else:
         if p is None:
             idx = permutation(key, n)[:k]
         else:  # Gumbel top-k: the k largest of log p + Gumbel noise
-            idx = fnp.argsort(-(fnp.log(p) + gumbel(key, (n,))))[:k]
+            idx = fnp.argsort(-(logits + gumbel(key, (n,), dtype_of(logits))))[:k]
         idx = fnp.reshape(idx, shape)
     return idx if isinstance(a, (int, np.integer)) else fnp.take(a, idx, axis=axis)
+
+
+def _choice_logits(p, n, k, replace):
+    """log(p / sum(p)), with p refused as NumPy's Generator.choice refuses it: not one entry per
+    choice, an entry negative, infinite or NaN, all zeros, or (without replacement) fewer
+    nonzero entries than samples."""
+    if shape_of(p) != (n,):
+        raise ValueError(f"random.choice: p must be 1-d with one probability per entry of a "
+                         f"({n}), got shape {shape_of(p)}")
+    if dtype_of(p).kind not in "fiub":
+        raise TypeError(f"random.choice: p must be real probabilities, got dtype {dtype_of(p)}")
+    p = _checked(p, "choice", low=0, high=np.finfo(np.float64).max, name="an entry of p",
+                 what="p must be finite and non-negative")
+    total = _checked(fnp.sum(p), "choice", low=np.nextafter(0.0, 1.0), high=math.inf,
+                     what="p must not be all zeros", name="sum(p)")
+    if not replace:   # the Gumbel top-k would take zero-probability entries
+        total = _checked(fnp.sum(fnp.greater(p, 0)), "choice", low=k, high=math.inf,
+                         what=f"p has fewer nonzero entries than the {k} samples taken "
+                              f"without replacement", name="nonzero entries", carry=total)
+    return fnp.log(p) - fnp.log(total)
 
 
 __all__ = ["key", "split", "fold_in", "bits", "uniform", "normal", "truncated_normal",

@@ -18,3 +18,18 @@ check_index_range = defop(
     doc="x itself when every entry is in [0, size); IndexError naming `what` and the first bad "
         "entry otherwise (class labels of cross_entropy, rows of an embedding table; `of` "
         "names what the size counts).")
+
+
+def _check_in_range_kernel(xp, x, *carry, low, high, what, name):
+    bad = xp.asarray(~((x >= low) & (x <= high)))   # NaN is out of every range
+    if bad.any():
+        value = xp.asarray(x)[bad].ravel()[0].item()
+        raise ValueError(f"{what} (got {name} = {value})")
+    return carry[0] if carry else x
+
+
+check_in_range = defop(
+    "check_in_range", _check_in_range_kernel, differentiable=False,
+    doc="x itself (or the one `carry` operand, for a check whose value is not used further) "
+        "when every entry of x is in [low, high]; ValueError `what` (got `name` = the first bad "
+        "entry) otherwise, NaN included (parameters of functorch_lite.random).")
