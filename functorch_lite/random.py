@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _normal_tails as tails
 from . import numpy as fnp
-from .numpy._util import dtype_of, shape as shape_of
+from .numpy._util import dtype_of, normalize_axis, shape as shape_of
 from .ops.checks import check_in_range
 from .ops.elementwise import stop_gradient
 from .ops.random import threefry2x32
@@ -315,7 +315,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
             mapped over with vmap).
         TypeError: `shape` is not a tuple of ints, or `dtype` is not float32 or float64.
-        ValueError: `shape` has a negative dimension.
+        ValueError: `shape` has a negative dimension, or lower > upper (or a bound is NaN).
 
     Examples:
         >>> import numpy as np, functorch_lite.random as random
@@ -346,6 +346,8 @@ def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):
     a0, b0 = stop_gradient(a), stop_gradient(b)
     log_qa, log_qb = tails.log_sf(a0), tails.log_sf(b0)          # log Q(a) >= log Q(b)
     log_q = log_qa + fnp.log1p(u * fnp.expm1(log_qb - log_qa))  # log Q(x), x in [a, b]
+    log_q = _checked(b0 - a0, "truncated_normal", low=0, high=math.inf, carry=log_q,
+                     what="lower must not exceed upper (nor be NaN)", name="upper - lower")
     x = fnp.clip(tails.inverse_log_sf(log_q, 2 if dtype == np.float32 else 3), a0, b0)
     if isinstance(a, Tensor):    # a transform follows the bounds: attach dx/da and dx/db
         x = x + _moved_with(a, a0, (1.0 - u) * fnp.exp(0.5 * (x * x - a0 * a0))) \
@@ -511,6 +513,7 @@ def categorical(key, logits, axis=-1, shape=None):
             mapped over with vmap).
         TypeError: `shape` is not a tuple of ints.
         ValueError: `shape` does not end with the logits' shape without `axis`.
+        numpy.exceptions.AxisError: `axis` is out of range (a ValueError, as NumPy's).
 
     Examples:
         >>> import numpy as np, functorch_lite.random as random
@@ -524,7 +527,7 @@ def categorical(key, logits, axis=-1, shape=None):
     """
     _check_key(key, "categorical")
     lshape = shape_of(logits)
-    axis = axis % len(lshape)
+    axis = normalize_axis(axis, len(lshape), "random.categorical: axis")
     batch = lshape[:axis] + lshape[axis + 1:]
     shape = batch if shape is None else _shape(shape, "categorical")
     if shape[len(shape) - len(batch):] != batch:

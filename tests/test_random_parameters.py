@@ -54,6 +54,8 @@ BAD = [
      "negative dimensions"),
     ("normal float shape", lambda: fr.normal(K, (2.5, 2)),
      lambda: RNG.standard_normal((2.5, 2)), "tuple of ints"),
+    ("categorical axis", lambda: fr.categorical(K, np.zeros((2, 3)), axis=2),
+     lambda: np.zeros((2, 3)).sum(axis=2), "axis 2 is out of bounds"),
     ("bernoulli p > 1", lambda: fr.bernoulli(K, 1.5, (3,)), lambda: RNG.binomial(1, 1.5, 3),
      r"in \[0, 1\]"),
     ("bernoulli p < 0 array", lambda: fr.bernoulli(K, np.array([0.5, -0.5])),
@@ -84,6 +86,17 @@ def test_checks_of_array_parameters_hold_under_vmap_and_jit():
         ft.vmap(lambda p: fr.choice(K, 3, (4,), p=p))(np.array([[1.0, 1, 1], [1.0, -1, 1]]))
     with pytest.raises(ValueError, match=r"in \[0, 1\]"):
         ft.jit(lambda p: fr.bernoulli(K, p))(np.array([0.2, 1.2]))
+
+
+def test_truncated_normal_refuses_lower_above_upper():
+    # scipy.stats.truncnorm(2, 1) has no distribution (its rvs give NaN): refused here
+    for lower, upper in [(2.0, 1.0), (np.nan, 1.0), (np.array([0.0, 3.0]), np.array([1.0, 2.0]))]:
+        with pytest.raises(ValueError, match="lower must not exceed upper"):
+            fr.truncated_normal(K, lower, upper, (2,))
+    with pytest.raises(ValueError, match="lower must not exceed upper"):
+        ft.vmap(lambda lo: fr.truncated_normal(K, lo, 1.0, (2,)))(np.array([0.0, 2.0]))
+    g = ft.grad(lambda lo: fr.truncated_normal(K, lo, 1.0, (2,)).sum())(1.0)  # lower == upper
+    assert np.isfinite(g)
 
 
 def test_edges_numpy_accepts_still_work():
