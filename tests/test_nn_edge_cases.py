@@ -79,7 +79,7 @@ def test_attention_row_with_no_key_against_torch():
                                rtol=1e-10, atol=1e-14)
 
 
-# -- attention: mask dtypes --------------------------------------------------------------------------
+# -- attention: mask dtypes ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint8, np.complex128])
 def test_attention_refuses_masks_neither_boolean_nor_floating(dtype):
@@ -104,7 +104,7 @@ def test_attention_float_mask_keeps_the_scores_dtype():
     assert g.dtype == np.float32
 
 
-# -- embedding: indices out of range ------------------------------------------------------------------
+# -- embedding: indices out of range ---------------------------------------------------------------
 
 @pytest.mark.parametrize("index", [-1, 4, -5, 100])
 def test_embedding_refuses_an_index_out_of_range(index):
@@ -144,7 +144,7 @@ def test_embedding_index_errors_against_torch():
             nn.embedding(np.array([index]), table)
 
 
-# -- one convention for the namespace: torch.nn.functional's defaults --------------------------------
+# -- one convention for the namespace: torch.nn.functional's defaults ------------------------------
 
 def test_gelu_default_is_the_exact_erf_form_as_torch():
     x = np.linspace(-4, 4, 9)
