@@ -21,7 +21,7 @@ import numpy as np
 from . import _normal_tails as tails
 from . import numpy as fnp
 from .numpy._util import dtype_of, normalize_axis, shape as shape_of
-from .ops.checks import check_in_range
+from .ops.checks import check_range
 from .ops.elementwise import stop_gradient
 from .ops.random import threefry2x32
 from .tensor import Tensor
@@ -83,7 +83,7 @@ def _shape(shape, fn):
 
 def _checked(value, fn, *, low, high, what, name, carry=None):
     """value, refused with ValueError(`random.fn: what (got name = ...)`) unless every entry
-    lies in [low, high]: at once for a Python or NumPy scalar, by the check_in_range primitive
+    lies in [low, high]: at once for a Python or NumPy scalar, by the check_range primitive
     for an array, so that a bad value is caught under every transform and under jit (returning
     `carry` instead of value keeps a check whose value is not used further in the program)."""
     if isinstance(value, (int, float, np.generic)) and not isinstance(value, Tensor):
@@ -91,8 +91,8 @@ def _checked(value, fn, *, low, high, what, name, carry=None):
             raise ValueError(f"random.{fn}: {what} (got {name} = {value})")
         return value if carry is None else carry
     extra = () if carry is None else (carry,)
-    return check_in_range(value, *extra, low=low, high=high, what=f"random.{fn}: {what}",
-                          name=name)
+    return check_range(value, *extra, low=low, high=high,
+                       message=f"random.{fn}: {what} (got {name} = {{value}})")
 
 
 def _words(k, n):

@@ -10,7 +10,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..numpy._indexing import on_device_of
 from ..numpy._util import dtype_of, normalize_axis
-from ..ops.checks import check_index_range
+from ..ops.checks import check_range
 from ..ops.elementwise import stop_gradient
 from ..ops.special import erf
 
@@ -301,7 +301,9 @@ def cross_entropy(logits, labels, reduction="mean", axis=-1):
     # directions than -sum(one_hot * log_softmax), and as accurate (both use the shifted form).
     axis = normalize_axis(axis, fnp.ndim(logits))
     n = fnp.shape(logits)[axis]
-    labels = check_index_range(labels, size=n, what="cross_entropy: label")  # as PyTorch
+    labels = check_range(labels, low=0, high=n - 1, error=IndexError,  # as PyTorch
+                         message=f"cross_entropy: label {{value}} is out of range: with {n} "
+                                 f"classes it must be in 0..{n - 1}")
     labels = on_device_of(labels, logits, size=n)
     shifted = logits - _max_shift(logits, axis)
     classes = fnp.arange(n, like=logits)

@@ -2,7 +2,7 @@
 is (out_features, in_features), an embedding table is (num_embeddings, embedding_dim)."""
 from .. import numpy as fnp
 from ..numpy._util import dtype_of
-from ..ops.checks import check_index_range
+from ..ops.checks import check_range
 from ..ops.elementwise import stop_gradient
 
 
@@ -70,7 +70,9 @@ def embedding(input, weight, padding_idx=None):
     rows = fnp.shape(weight)[0]
     if dtype_of(input).kind not in "iu":
         raise IndexError(f"embedding: indices must be integers, got dtype {dtype_of(input)}")
-    input = check_index_range(input, size=rows, what="embedding: index", of="rows in weight")
+    input = check_range(input, low=0, high=rows - 1, error=IndexError,
+                        message=f"embedding: index {{value}} is out of range: with {rows} rows "
+                                f"in weight it must be in 0..{rows - 1}")
     out = fnp.take(weight, input, axis=0)
     if padding_idx is None:
         return out
