@@ -278,6 +278,54 @@ error("x.tolist() under grad", "grad")(lambda: ft.grad(lambda x: sum(x.tolist())
 error("np.random.shuffle of a value under vmap", "in-place", "shuffle")(
     lambda: ft.vmap(lambda x: np.random.shuffle(x))(X))
 
+# ---------------------------------------------------------------- issue 20, items 1-5
+_Q2 = np.array([[1.0, 2.0], [3.0, -1.0]])
+_SEES_NONE = np.array([[False, False], [True, False]])
+
+
+def _sdpa_no_key(q):
+    return ft.nn.scaled_dot_product_attention(q, q, q, attn_mask=_SEES_NONE)
+
+
+accepted("attention row that sees no key: 0, as torch 2.5+",
+         lambda: np.array([[0.0, 0], [1, 2]]))(lambda: _sdpa_no_key(_Q2))
+accepted("grad through an attention row that sees no key (torch's)",
+         lambda: np.array([[1.0, 1], [0, 0]]))(
+    lambda: ft.grad(lambda q: _sdpa_no_key(q).sum())(_Q2))
+error("integer attention mask", "attn_mask", "bool")(
+    lambda: ft.nn.scaled_dot_product_attention(_Q2, _Q2, _Q2, attn_mask=np.eye(2, dtype=int)))
+error("random.choice with p of the wrong length", "p", "3")(
+    lambda: ft.random.choice(ft.random.key(0), 3, (4,), p=np.array([0.5, 0.5])))
+error("random.randint with minval >= maxval", "minval", "maxval")(
+    lambda: ft.random.randint(ft.random.key(0), (5,), 5, 0))
+error("random.randint bounds outside int8", "int8")(
+    lambda: ft.random.randint(ft.random.key(0), (5,), 0, 1000, dtype=np.int8))
+accepted("truncated_normal on [8, 9]: mean 8.1195 (not a pile at 8)", lambda: True)(
+    lambda: bool(abs(ft.random.truncated_normal(ft.random.key(0), 8.0, 9.0, (4000,)).mean()
+                     - 8.1195) < 0.01))
+
+
+def _grad_sum(f, *args):
+    import dask.array as da
+    import functorch_lite.dask as fd
+    return fd.grad_sum(f)(V, da.from_array(X, chunks=1), *args)
+
+
+error("dask.grad_sum of a non-scalar per-example loss", "scalar", "shape")(
+    lambda: _grad_sum(lambda w, x: w[:2] * x))
+error("dask.grad_sum with a Python scalar in a batched position", "argument 2", "in_dims")(
+    lambda: _grad_sum(lambda w, x, s: fnp.sum(w[:2] * x) * s, 0.5))
+error("embedding index -1", "embedding", "-1", "out of range")(
+    lambda: ft.nn.embedding(np.array([0, -1]), X))
+accepted("tree.ravel's unravel keeps an imaginary part", lambda: 1j * V)(
+    lambda: ft.tree.ravel({"v": V})[1](1j * V)["v"])
+accepted("grad of hypot at the origin (0, the abs'(0) convention)", lambda: (0.0, 0.0))(
+    lambda: ft.grad(fnp.hypot, argnums=(0, 1))(0.0, 0.0))
+accepted("grad of logaddexp(inf, inf): 1/2 each", lambda: (0.5, 0.5))(
+    lambda: ft.grad(fnp.logaddexp, argnums=(0, 1))(np.inf, np.inf))
+accepted("nn.gelu defaults to torch's exact form", lambda: V * (1 + np.array(
+    [__import__("math").erf(v / np.sqrt(2)) for v in V])) / 2)(lambda: ft.nn.gelu(V))
+
 
 def _escaped():
     leaked = []

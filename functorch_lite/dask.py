@@ -23,7 +23,7 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
     raise ImportError("functorch_lite.dask needs Dask: install the extra with "
                       "pip install \"functorch-lite[dask]\" (dask[array] and distributed)") from err
 
-from .transforms.vmap import _out_dims_per_leaf, vmap
+from .transforms.vmap import _batch_size, _out_dims_per_leaf, vmap
 from .tree import ravel
 
 __all__ = ["is_dask_array", "vmap_over_chunks", "grad_sum", "value_and_grad_sum",
@@ -220,7 +220,15 @@ def _first_example(mapped, operands, dims, rebuild, kwargs):
 
 
 def _gradient_sum(f, argnums, in_dims, split_every, with_value):
-    from .transforms.reverse import grad_and_value
+    from .transforms.reverse import _check_scalar_output, grad_and_value
+    transform = "value_and_grad_sum" if with_value else "grad_sum"
+
+    def scalar_f(*example):
+        """f, refusing what ft.grad refuses of one example's loss (with its message), where
+        the chunk's sum would hide it: a non-scalar or non-float loss."""
+        out = f(*example)
+        _check_scalar_output(out, transform)
+        return out
 
     def summed(*args):
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
@@ -228,21 +236,24 @@ def _gradient_sum(f, argnums, in_dims, split_every, with_value):
         dims = tuple(in_dims) if in_dims is not None else tuple(
             None if i in nums else 0 for i in range(len(args)))
         if len(dims) != len(args):
-            raise ValueError(f"grad_sum: in_dims={dims!r} has {len(dims)} entries for "
+            raise ValueError(f"{transform}: in_dims={dims!r} has {len(dims)} entries for "
                              f"{len(args)} arguments")
         if any(dims[i] is not None for i in nums):
-            raise ValueError(f"grad_sum: argument(s) {nums} are differentiated, so they must "
+            raise ValueError(f"{transform}: argument(s) {nums} are differentiated, so they must "
                              f"be unbatched (in_dims None); got in_dims={dims!r}")
         leaves, spec = optree.tree_flatten(tuple(args))
         leaf_dims = []
         for a, d in zip(args, dims):
             leaf_dims.extend([d] * len(optree.tree_leaves(a)))
+        # vmap's checks of the batched leaves, with its messages: no Python scalar in a
+        # batched position, batch dims in range, one batch size
+        _batch_size(args, dims, leaves, leaf_dims, None)
         if not any(is_dask_array(x) and d is not None for x, d in zip(leaves, leaf_dims)):
-            raise TypeError("grad_sum: no batched argument is a Dask array; use ft.grad on "
+            raise TypeError(f"{transform}: no batched argument is a Dask array; use ft.grad on "
                             "in-memory data")
 
         def chunk_loss(*a):
-            return vmap(f, in_dims=dims)(*a).sum()
+            return vmap(scalar_f, in_dims=dims)(*a).sum()
 
         def chunk_row(*chunk_leaves):
             g, v = grad_and_value(chunk_loss, argnums=argnums)(*spec.unflatten(chunk_leaves))
@@ -286,9 +297,11 @@ def grad_sum(f, argnums=0, *, in_dims=None, split_every=None):
         A function returning the summed gradient (a tuple of them for a tuple argnums).
 
     Raises:
-        ValueError: (when called) `in_dims` has not one entry per argument, or a
-            differentiated argument is batched.
-        TypeError: (when called) no batched argument is a Dask array.
+        ValueError: (when called) `in_dims` has not one entry per argument, a differentiated
+            argument is batched, a batched argument has no such axis (a Python scalar) or the
+            batch sizes differ (vmap's messages), or f returns a non-scalar (ft.grad's).
+        TypeError: (when called) no batched argument is a Dask array, or f's loss is not a
+            real float (ft.grad's message).
         MemoryError: (when called) a rechunked input chunk would exceed chunk_memory_limit().
 
     Examples:
@@ -318,9 +331,11 @@ def value_and_grad_sum(f, argnums=0, *, in_dims=None, split_every=None):
         A function returning (loss sum, gradient sum), the sum a NumPy scalar.
 
     Raises:
-        ValueError: (when called) `in_dims` has not one entry per argument, or a
-            differentiated argument is batched.
-        TypeError: (when called) no batched argument is a Dask array.
+        ValueError: (when called) `in_dims` has not one entry per argument, a differentiated
+            argument is batched, a batched argument has no such axis (a Python scalar) or the
+            batch sizes differ (vmap's messages), or f returns a non-scalar (ft.grad's).
+        TypeError: (when called) no batched argument is a Dask array, or f's loss is not a
+            real float (ft.grad's message).
         MemoryError: (when called) a rechunked input chunk would exceed chunk_memory_limit().
 
     Examples:

@@ -14,12 +14,17 @@ bounds of `uniform`); draws decided by comparisons (`bernoulli(k, p)`, `randint`
 `categorical`) have no derivative with respect to their parameters.
 """
 import math
+import operator
 
 import numpy as np
 
+from . import _normal_tails as tails
 from . import numpy as fnp
-from .numpy._util import dtype_of, shape as shape_of
+from .numpy._util import dtype_of, normalize_axis, shape as shape_of
+from .ops.checks import check_range
+from .ops.elementwise import stop_gradient
 from .ops.random import threefry2x32
+from .tensor import Tensor
 
 _WORD = 1 << 32
 
@@ -64,12 +69,30 @@ def _check_key(k, fn):
 
 
 def _shape(shape, fn):
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
+    """shape as a tuple of ints, refused as NumPy's Generator refuses it: a non-integer entry
+    (2.5 is not truncated) is a TypeError, a negative one a ValueError."""
     try:
-        return tuple(int(s) for s in shape)
+        shape = (operator.index(shape),) if not hasattr(shape, "__iter__") else \
+            tuple(operator.index(s) for s in shape)
     except TypeError:
         raise TypeError(f"random.{fn}: shape must be a tuple of ints, got {shape!r}") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"random.{fn}: negative dimensions are not allowed, got shape {shape}")
+    return shape
+
+
+def _checked(value, fn, *, low, high, what, name, carry=None):
+    """value, refused with ValueError(`random.fn: what (got name = ...)`) unless every entry
+    lies in [low, high]: at once for a Python or NumPy scalar, by the check_range primitive
+    for an array, so that a bad value is caught under every transform and under jit (returning
+    `carry` instead of value keeps a check whose value is not used further in the program)."""
+    if isinstance(value, (int, float, np.generic)) and not isinstance(value, Tensor):
+        if not low <= value <= high:   # NaN fails too
+            raise ValueError(f"random.{fn}: {what} (got {name} = {value})")
+        return value if carry is None else carry
+    extra = () if carry is None else (carry,)
+    return check_range(value, *extra, low=low, high=high,
+                       message=f"random.{fn}: {what} (got {name} = {{value}})")
 
 
 def _words(k, n):
@@ -181,18 +204,24 @@ def fold_in(key, data):
     return threefry2x32(key, fnp.stack([fnp.ones_like(word), word]))
 
 
-def _unit_uniform(key, shape, dtype, fn):
+def _unit_uniform(key, shape, dtype, fn, open_interval=False):
     """Uniform floats in [0, 1) with a full mantissa: 53 random bits for float64 (from two
-    words), 24 for float32."""
+    words), 24 for float32. open_interval=True: in (0, 1) instead, the midpoints
+    (k + 1/2) 2^-52 (2^-23 for float32) of one bit fewer, symmetric and exact."""
     dtype = np.dtype(dtype)
+    half = 0.5 if open_interval else 0.0
     if dtype == np.float64:
         w = fnp.reshape(_words(key, 2 * math.prod(shape)), (2,) + shape)
         hi = fnp.astype(fnp.floor_divide(w[0], np.uint32(32)), np.float64)   # 27 bits
-        lo = fnp.astype(fnp.floor_divide(w[1], np.uint32(64)), np.float64)   # 26 bits
-        return (hi * 67108864.0 + lo) * 2.0 ** -53
+        lo_bits = 25 if open_interval else 26
+        lo = fnp.astype(fnp.floor_divide(w[1], np.uint32(1 << (32 - lo_bits))), np.float64)
+        return (hi * float(1 << lo_bits) + lo + half) * 2.0 ** -(27 + lo_bits)
     if dtype == np.float32:
+        bits = 23 if open_interval else 24
         w = fnp.reshape(_words(key, math.prod(shape)), shape)
-        return fnp.astype(fnp.floor_divide(w, np.uint32(256)), np.float32) * np.float32(2 ** -24)
+        k = fnp.astype(fnp.floor_divide(w, np.uint32(1 << (32 - bits))), np.float32)
+        return (k + np.float32(half)) * np.float32(2.0 ** -bits) if open_interval else \
+            k * np.float32(2.0 ** -bits)
     raise TypeError(f"random.{fn}: dtype must be float32 or float64, got {dtype}")
 
 
@@ -261,50 +290,23 @@ def normal(key, shape=(), dtype=np.float64):
     return radius * fnp.cos((2 * math.pi) * u[1])
 
 
-# Abramowitz and Stegun 7.1.26: |error| < 1.5e-7 for x >= 0.
-_AS_P = 0.3275911
-_AS_COEFFS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
-# Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011), single precision.
-_GILES_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                  0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
-_GILES_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
-               0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
-
-
-def _horner(coeffs, t):
-    out = coeffs[0]
-    for c in coeffs[1:]:
-        out = out * t + c
-    return out
-
-
-def _erf(x):
-    ax = fnp.abs(x)
-    t = 1.0 / (1.0 + _AS_P * ax)
-    y = 1.0 - _horner(_AS_COEFFS, t) * t * fnp.exp(-ax * ax)
-    return fnp.where(fnp.less(x, 0), -y, y)
-
-
-def _erfinv(y):
-    w = -fnp.log1p(-y * y)
-    central = _horner(_GILES_CENTRAL, w - 2.5)
-    tail = _horner(_GILES_TAIL, fnp.sqrt(fnp.maximum(w, 5.0)) - 3.0)
-    return fnp.where(fnp.less(w, 5.0), central, tail) * y
-
-
 def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):
     """Standard normal floats conditioned on [lower, upper].
 
-    Drawn by the inverse-CDF method; the erf and erfinv approximations inside are accurate to
-    about 1e-7 (float32 precision), and the result is clipped to the bounds. The bounds may be
-    arrays and are differentiable (the draw moves with them, as the inverse CDF says).
+    Drawn by the inverse-CDF method in log space, so it stays exact far in the tails (on
+    [8, 9], [20, 21] or [-40, -39], where 1 - Phi rounds to 0): the draw x solves
+    Q(x) = (1 - u) Q(a) + u Q(b) for a uniform u, with Q(x) = P(Z > x) taken on the side of
+    the interval's midpoint where it is small, in log space through a Chebyshev series of the
+    Mills ratio (no SciPy), and inverted by Newton's method. The bounds may be arrays and are
+    differentiable: the draw moves with them as the inverse CDF says,
+    dx/da = (1 - u) phi(a) / phi(x) and dx/db = u phi(b) / phi(x).
 
     Args:
         key: one key.
-        lower: lower bound (scalar or array).
-        upper: upper bound (scalar or array).
+        lower: lower bound (scalar or array; -inf allowed).
+        upper: upper bound (scalar or array; inf allowed).
         shape: a tuple of ints; None (the default) means the broadcast shape of the bounds.
-        dtype: float32 or float64.
+        dtype: float32 or float64 (the arithmetic is done in it).
 
     Returns:
         An array of `shape` and `dtype` with entries in [lower, upper].
@@ -313,24 +315,51 @@ def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
             mapped over with vmap).
         TypeError: `shape` is not a tuple of ints, or `dtype` is not float32 or float64.
+        ValueError: `shape` has a negative dimension, or lower > upper (or a bound is NaN).
 
     Examples:
-        >>> import functorch_lite.random as random
+        >>> import numpy as np, functorch_lite.random as random
         >>> t = random.truncated_normal(random.key(0), -1.0, 2.0, (1000,))
         >>> bool(t.min() >= -1.0 and t.max() <= 2.0)
+        True
+        >>> far = random.truncated_normal(random.key(0), 8.0, 9.0, (1000,))
+        >>> bool(8.0 < far.min() and far.mean() < 8.2)     # mean 8.12, not a pile at 8
         True
     """
     _check_key(key, "truncated_normal")
     if shape is None:
         shape = fnp.broadcast_shapes(shape_of(lower), shape_of(upper))
     shape = _shape(shape, "truncated_normal")
-    root2 = math.sqrt(2.0)
-    # scalar bounds as 0-d arrays of the draw's dtype on the key's device: _erf's where gives
-    # an array, which must neither sit on the host nor promote a float32 draw
-    a, b = (_erf((fnp.asarray(v, dtype, like=key) if isinstance(v, (int, float, np.generic))
-                  else v) / root2) for v in (lower, upper))
-    u = uniform(key, shape, dtype, minval=a, maxval=b)
-    return fnp.clip(root2 * _erfinv(u), lower, upper)
+    dtype = np.dtype(dtype)
+    u = _unit_uniform(key, shape, dtype, "truncated_normal", open_interval=True)
+    # the bounds as arrays of the draw's dtype on the key's device (a Python bound must
+    # neither sit on the host nor promote a float32 draw)
+    lower, upper = (fnp.asarray(v, dtype, like=key) if isinstance(v, (int, float, np.generic))
+                    else v if dtype_of(v) == dtype else fnp.astype(v, dtype)
+                    for v in (lower, upper))
+    # Work on the side of the interval's midpoint that is >= 0 (mirror it otherwise), where
+    # Q(x) is the small tail; the draw is computed on constants and given the inverse-CDF
+    # derivative afterwards, so no derivative runs through Newton's iterations.
+    flip = fnp.less(stop_gradient(upper), -stop_gradient(lower))   # no inf - inf
+    a = fnp.where(flip, -upper, lower)
+    b = fnp.where(flip, -lower, upper)
+    a0, b0 = stop_gradient(a), stop_gradient(b)
+    log_qa, log_qb = tails.log_sf(a0), tails.log_sf(b0)          # log Q(a) >= log Q(b)
+    log_q = log_qa + fnp.log1p(u * fnp.expm1(log_qb - log_qa))  # log Q(x), x in [a, b]
+    log_q = _checked(b0 - a0, "truncated_normal", low=0, high=math.inf, carry=log_q,
+                     what="lower must not exceed upper (nor be NaN)", name="upper - lower")
+    x = fnp.clip(tails.inverse_log_sf(log_q, 2 if dtype == np.float32 else 3), a0, b0)
+    if isinstance(a, Tensor):    # a transform follows the bounds: attach dx/da and dx/db
+        x = x + _moved_with(a, a0, (1.0 - u) * fnp.exp(0.5 * (x * x - a0 * a0))) \
+            + _moved_with(b, b0, u * fnp.exp(0.5 * (x * x - b0 * b0)))
+    return fnp.where(flip, -x, x)
+
+
+def _moved_with(bound, bound0, weight):
+    """0 in value, `weight` times the bound's tangent in derivative (an infinite bound, which
+    does not move the draw, contributes nothing: inf - inf is kept out)."""
+    finite = fnp.isfinite(bound0)
+    return weight * (fnp.where(finite, bound, 0) - fnp.where(finite, bound0, 0))
 
 
 def bernoulli(key, p=0.5, shape=None):
@@ -351,6 +380,8 @@ def bernoulli(key, p=0.5, shape=None):
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
             mapped over with vmap).
         TypeError: `shape` is not a tuple of ints.
+        ValueError: `shape` has a negative dimension, or p is outside [0, 1] or NaN (as
+            NumPy's Generator.binomial).
 
     Examples:
         >>> import functorch_lite.random as random
@@ -361,6 +392,8 @@ def bernoulli(key, p=0.5, shape=None):
     _check_key(key, "bernoulli")
     shape = _shape(shape_of(p) if shape is None else shape, "bernoulli")
     dtype = np.float32 if dtype_of(p) == np.float32 else np.float64
+    p = _checked(p, "bernoulli", low=0, high=1, what="p must be a probability in [0, 1]",
+                 name="p")
     return fnp.less(_unit_uniform(key, shape, dtype, "bernoulli"), p)
 
 
@@ -383,7 +416,10 @@ def randint(key, shape, minval, maxval, dtype=np.int64):
     Raises:
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
             mapped over with vmap).
-        TypeError: `shape` is not a tuple of ints.
+        TypeError: `shape` is not a tuple of ints, `dtype` is not an integer type, or a bound
+            is not an integer.
+        ValueError: `shape` has a negative dimension, minval >= maxval, or a bound is out of
+            `dtype`'s range (NumPy's Generator.integers refuses the same).
 
     Examples:
         >>> import functorch_lite.random as random
@@ -393,8 +429,34 @@ def randint(key, shape, minval, maxval, dtype=np.int64):
     """
     _check_key(key, "randint")
     shape = _shape(shape, "randint")
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu":
+        raise TypeError(f"random.randint: dtype must be an integer type, got {dtype}")
+    for name, bound in (("minval", minval), ("maxval", maxval)):
+        if dtype_of(bound).kind not in "biu":
+            raise TypeError(f"random.randint: {name} must be an integer or an integer array, "
+                            f"got dtype {dtype_of(bound)}")
+    info = np.iinfo(dtype)
+    # the bounds within the dtype (maxval is exclusive: one past its largest value), checked
+    # only where the bound's own type can leave that range
+    if not _within(dtype_of(minval), info.min, info.max) or isinstance(minval, int):
+        minval = _checked(minval, "randint", low=info.min, high=info.max, name="minval",
+                          what=f"minval is out of bounds for {dtype} ({info.min}..{info.max})")
+    if not _within(dtype_of(maxval), info.min + 1, info.max + 1) or isinstance(maxval, int):
+        maxval = _checked(maxval, "randint", low=info.min + 1, high=info.max + 1,
+                          name="maxval", what=f"maxval is out of bounds for {dtype} "
+                                               f"({info.min + 1}..{info.max + 1}, exclusive)")
+    span = _checked(maxval - minval, "randint", low=1, high=math.inf,
+                    what="minval must be less than maxval", name="maxval - minval")
     u = _unit_uniform(key, shape, np.float64, "randint")
-    return fnp.astype(fnp.floor(u * (maxval - minval)) + minval, dtype)
+    return fnp.astype(fnp.floor(u * span) + minval, dtype)
+
+
+def _within(dtype, low, high):
+    """Whether every value of an integer (or bool) dtype lies in [low, high]."""
+    info = np.iinfo(dtype) if dtype.kind != "b" else np.iinfo(np.uint8)
+    return dtype.kind != "b" and low <= info.min and info.max <= high or \
+        dtype.kind == "b" and low <= 0 and 1 <= high
 
 
 def gumbel(key, shape=(), dtype=np.float64):
@@ -451,6 +513,7 @@ def categorical(key, logits, axis=-1, shape=None):
             mapped over with vmap).
         TypeError: `shape` is not a tuple of ints.
         ValueError: `shape` does not end with the logits' shape without `axis`.
+        numpy.exceptions.AxisError: `axis` is out of range (a ValueError, as NumPy's).
 
     Examples:
         >>> import numpy as np, functorch_lite.random as random
@@ -464,7 +527,7 @@ def categorical(key, logits, axis=-1, shape=None):
     """
     _check_key(key, "categorical")
     lshape = shape_of(logits)
-    axis = axis % len(lshape)
+    axis = normalize_axis(axis, len(lshape), "random.categorical: axis")
     batch = lshape[:axis] + lshape[axis + 1:]
     shape = batch if shape is None else _shape(shape, "categorical")
     if shape[len(shape) - len(batch):] != batch:
@@ -521,7 +584,8 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
         a: an int n (choose from range(n)) or an array to choose from along `axis`.
         shape: a tuple of ints: the shape of the draws.
         replace: draw with replacement (default) or without.
-        p: probabilities of the n entries (normalised to sum 1), or None for uniform.
+        p: probabilities of the n entries, or None for uniform; any non-negative weights
+            with a positive sum (normalised to sum 1, where NumPy wants the sum 1 itself).
         axis: the axis of `a` to choose along.
 
     Returns:
@@ -531,8 +595,12 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     Raises:
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
             mapped over with vmap).
-        TypeError: `shape` is not a tuple of ints.
-        ValueError: more samples than entries are asked for without replacement.
+        TypeError: `shape` is not a tuple of ints, or p is not real.
+        ValueError: more samples than entries are asked for without replacement; a is not
+            positive (an int) or has no entries along axis (an array), unless shape is empty;
+            p is not 1-d with one entry per entry of a, has a negative, infinite or NaN entry,
+            is all zeros, or (without replacement) has fewer nonzero entries than samples
+            (NumPy's Generator.choice refuses the same); `shape` has a negative dimension.
 
     Examples:
         >>> import numpy as np, functorch_lite.random as random
@@ -546,23 +614,57 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     """
     _check_key(key, "choice")
     shape = _shape(shape, "choice")
-    n = int(a) if isinstance(a, (int, np.integer)) else shape_of(a)[axis]
     k = math.prod(shape)
-    if replace:
-        if p is None:
-            idx = randint(key, shape, 0, n)
-        else:
-            idx = categorical(key, fnp.log(p), shape=shape)
+    if isinstance(a, (int, np.integer)):
+        n = int(a)
+        if n <= 0 and k > 0:
+            raise ValueError(f"random.choice: a must be a positive integer unless no samples "
+                             f"are taken, got {n}")
     else:
-        if k > n:
-            raise ValueError(f"random.choice: cannot take {k} samples from {n} entries "
-                             f"without replacement")
+        a_shape = shape_of(a)
+        if not -len(a_shape) <= axis < len(a_shape):
+            raise ValueError(f"random.choice: axis {axis} is out of range for a of shape "
+                             f"{a_shape}")
+        n = a_shape[axis]
+        if n == 0 and k > 0:
+            raise ValueError(f"random.choice: a has no entries along axis {axis} to choose "
+                             f"from (shape {a_shape}) unless no samples are taken")
+    if not replace and k > n:
+        raise ValueError(f"random.choice: cannot take {k} samples from {n} entries "
+                         f"without replacement")
+    if p is not None:
+        logits = _choice_logits(p, n, k, replace)
+    if k == 0:     # nothing to draw (from a possibly empty a)
+        idx = fnp.zeros(shape, dtype=np.int64, like=key)
+    elif replace:
+        idx = randint(key, shape, 0, n) if p is None else categorical(key, logits, shape=shape)
+    else:
         if p is None:
             idx = permutation(key, n)[:k]
         else:  # Gumbel top-k: the k largest of log p + Gumbel noise
-            idx = fnp.argsort(-(fnp.log(p) + gumbel(key, (n,))))[:k]
+            idx = fnp.argsort(-(logits + gumbel(key, (n,), dtype_of(logits))))[:k]
         idx = fnp.reshape(idx, shape)
     return idx if isinstance(a, (int, np.integer)) else fnp.take(a, idx, axis=axis)
+
+
+def _choice_logits(p, n, k, replace):
+    """log(p / sum(p)), with p refused as NumPy's Generator.choice refuses it: not one entry per
+    choice, an entry negative, infinite or NaN, all zeros, or (without replacement) fewer
+    nonzero entries than samples."""
+    if shape_of(p) != (n,):
+        raise ValueError(f"random.choice: p must be 1-d with one probability per entry of a "
+                         f"({n}), got shape {shape_of(p)}")
+    if dtype_of(p).kind not in "fiub":
+        raise TypeError(f"random.choice: p must be real probabilities, got dtype {dtype_of(p)}")
+    p = _checked(p, "choice", low=0, high=np.finfo(np.float64).max, name="an entry of p",
+                 what="p must be finite and non-negative")
+    total = _checked(fnp.sum(p), "choice", low=np.nextafter(0.0, 1.0), high=math.inf,
+                     what="p must not be all zeros", name="sum(p)")
+    if not replace:   # the Gumbel top-k would take zero-probability entries
+        total = _checked(fnp.sum(fnp.greater(p, 0)), "choice", low=k, high=math.inf,
+                         what=f"p has fewer nonzero entries than the {k} samples taken "
+                              f"without replacement", name="nonzero entries", carry=total)
+    return fnp.log(p) - fnp.log(total)
 
 
 __all__ = ["key", "split", "fold_in", "bits", "uniform", "normal", "truncated_normal",

@@ -200,13 +200,21 @@ def unstack(tree, axis=0):
     return [unflatten(treedef, [x[i, ...] for x in moved]) for i in range(n)]
 
 
+def _complex_of(dtype):
+    """NumPy's smallest complex dtype that holds `dtype`'s values (float32 -> complex64)."""
+    return np.result_type(dtype, np.complex64)
+
+
 def ravel(tree):
     """(flat, unravel): every leaf raveled and concatenated into one 1-d vector, and the
     function that splits such a vector back into the tree (as jax.flatten_util.ravel_pytree).
 
     The vector has the leaves' common result dtype; `unravel` gives each leaf its own shape and
     dtype back (a vector of another shape raises ValueError). Python scalars count as 0-d
-    leaves.
+    leaves. An imaginary part is never dropped: a real leaf unraveled from a complex vector
+    comes back complex (of the leaf's precision), so a tree of real and complex leaves
+    round-trips with its real leaves complex (where jax.flatten_util discards the imaginary
+    parts silently).
 
     Args:
         tree: a pytree of arrays and Python scalars.
@@ -225,6 +233,8 @@ def ravel(tree):
         [0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
         >>> unravel(2 * vector)["w"].shape
         (2, 2)
+        >>> unravel(1j * vector)["w"].dtype
+        dtype('complex128')
     """
     flat, treedef = flatten(tree)
     shapes = [shape(x) for x in flat]
@@ -244,7 +254,9 @@ def ravel(tree):
         if shape(vec) != (int(offsets[-1]),):
             raise ValueError(f"unravel: expected a vector of shape ({int(offsets[-1])},), got "
                              f"shape {shape(vec)}")
-        parts = [fnp.asarray(fnp.reshape(vec[int(a):int(b)], s), dtype=dt)
+        keep_imag = dtype_of(vec).kind == "c"
+        parts = [fnp.asarray(fnp.reshape(vec[int(a):int(b)], s),
+                             dtype=_complex_of(dt) if keep_imag else dt)
                  for a, b, s, dt in zip(offsets[:-1], offsets[1:], shapes, dtypes)]
         return unflatten(treedef, parts)
     return vector, unravel

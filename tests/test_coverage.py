@@ -113,8 +113,9 @@ def test_gelu_exact_and_tanh_forms():
     exact = 0.5 * x * (1 + np.array([math.erf(v / math.sqrt(2)) for v in x]))
     np.testing.assert_allclose(ft.nn.gelu(x, approximate=False), exact, rtol=1e-14)
     np.testing.assert_allclose(ft.nn.gelu(x, approximate="none"), exact, rtol=1e-14)
-    np.testing.assert_allclose(ft.nn.gelu(x), ft.nn.gelu(x, approximate="tanh"))
-    assert np.max(np.abs(ft.nn.gelu(x) - exact)) < 1e-3          # the tanh form is close
+    np.testing.assert_allclose(ft.nn.gelu(x), exact, rtol=1e-14)  # the default, as PyTorch
+    np.testing.assert_allclose(ft.nn.gelu(x, approximate=True), ft.nn.gelu(x, approximate="tanh"))
+    assert np.max(np.abs(ft.nn.gelu(x, approximate="tanh") - exact)) < 1e-3  # the tanh form
     pdf = np.exp(-x ** 2 / 2) / math.sqrt(2 * math.pi)
     g = ft.vmap(ft.grad(lambda v: ft.nn.gelu(v, approximate=False)))(x)
     np.testing.assert_allclose(g, 0.5 * (1 + np.array([math.erf(v / math.sqrt(2)) for v in x]))

@@ -143,6 +143,49 @@ def test_grad_sum_needs_a_dask_batch():
         fd.grad_sum(loss)(params, X, Y)
 
 
+def _message(call):
+    """(type, message) of the error call() raises."""
+    with pytest.raises(Exception) as info:
+        call()
+    return type(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("fd_fn, ft_name", [(fd.grad_sum, "grad_sum"),
+                                            (fd.value_and_grad_sum, "value_and_grad_sum")])
+def test_grad_sum_refuses_what_grad_refuses_per_example(fd_fn, ft_name):
+    """A non-scalar or integer per-example loss: ft.grad's error and message (naming the
+    Dask transform), where the chunk's sum used to hide it (issue 20)."""
+    params, X, Y = make_data()
+    Xd = da.from_array(X, chunks=10)
+    per_output = lambda p, x, y: mlp(p, x) - y                       # noqa: E731  shape (3,)
+    kind, message = _message(lambda: fd_fn(per_output)(params, Xd, Y))
+    ref_kind, ref_message = _message(lambda: ft.grad(per_output)(params, X[0], Y[0]))
+    assert kind is ref_kind is ValueError
+    assert message == ref_message.replace("grad", ft_name, 1)
+    counts = lambda p, x, y: np.sum(x > 0)                            # noqa: E731  an integer
+    kind, message = _message(lambda: fd_fn(counts)(params, Xd, Y))
+    ref_kind, ref_message = _message(lambda: ft.grad(counts)(params, X[0], Y[0]))
+    assert kind is ref_kind is TypeError
+    assert message == ref_message.replace("grad", ft_name, 1)
+
+
+def test_grad_sum_python_scalar_in_a_batched_position_gets_vmaps_error():
+    params, X, Y = make_data()
+    f = lambda p, x, y, s: loss(p, x, y) * s                          # noqa: E731
+    Xd = da.from_array(X, chunks=10)
+    kind, message = _message(lambda: fd.grad_sum(f)(params, Xd, Y, 0.5))
+    ref = _message(lambda: ft.vmap(ft.grad(f), in_dims=(None, 0, 0, 0))(params, X, Y, 0.5))
+    assert (kind, message) == ref
+    assert kind is ValueError and "argument 3 is a float" in message
+    # inconsistent batch sizes: vmap's message too
+    assert _message(lambda: fd.grad_sum(loss)(params, Xd, Y[:-1]))[1] == _message(
+        lambda: ft.vmap(ft.grad(loss), in_dims=(None, 0, 0))(params, X, Y[:-1]))[1]
+    # with in_dims None for the scalar it works, and equals the in-memory sum
+    g = fd.grad_sum(f, in_dims=(None, 0, 0, None))(params, Xd, Y, 0.5)
+    ref = ft.grad(lambda p: sum(f(p, X[i], Y[i], 0.5) for i in range(len(X))))(params)
+    assert_tree_close(g, ref)
+
+
 # -- on a real cluster ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("chunks", [(4, 4, 4, 4, 4, 4, 4, 2), (1,) * 30])

@@ -1,5 +1,8 @@
 """Batching rules of the check ops: the check runs on the whole batch at once."""
 from ..ops import checks
-from .helpers import elementwise
 
-elementwise(checks.check_index_range)
+
+@checks.check_range.def_batch_rule
+def check_range_batch_rule(args, bdims, **params):
+    """What is returned (x, or the carry operand) keeps its batch dim."""
+    return checks.check_range(*args, **params), bdims[-1]

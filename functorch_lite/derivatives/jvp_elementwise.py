@@ -99,11 +99,11 @@ def_binary(ew.fmin, _share(partials.fmin_share), _swap(partials.fmin_share))
 def_binary(ew.arctan2,  # arctan2(x1, x2) = angle of (x2, x1)
            lambda x, y, out: ew.divide(y, ew.add(ew.square(x), ew.square(y))),
            lambda x, y, out: ew.negative(ew.divide(x, ew.add(ew.square(x), ew.square(y)))))
-def_binary(ew.hypot, lambda x, y, out: ew.divide(x, out), lambda x, y, out: ew.divide(y, out))
-def_binary(ew.logaddexp, lambda x, y, out: ew.exp(ew.subtract(x, out)),
-           lambda x, y, out: ew.exp(ew.subtract(y, out)))
-def_binary(ew.logaddexp2, lambda x, y, out: ew.exp2(ew.subtract(x, out)),
-           lambda x, y, out: ew.exp2(ew.subtract(y, out)))
+def_binary(ew.hypot, partials.hypot_share, lambda x, y, out: partials.hypot_share(y, x, out))
+def_binary(ew.logaddexp, lambda x, y, out: ew.exp(partials.logaddexp_exponent(x, y, out, -LN2)),
+           lambda x, y, out: ew.exp(partials.logaddexp_exponent(y, x, out, -LN2)))
+def_binary(ew.logaddexp2, lambda x, y, out: ew.exp2(partials.logaddexp_exponent(x, y, out, -1.0)),
+           lambda x, y, out: ew.exp2(partials.logaddexp_exponent(y, x, out, -1.0)))
 # copysign(x, y) = +-|x|: the derivative in x is sign(x) * (+-1), and 0 at x = 0 (abs'(0) = 0)
 def_binary(ew.copysign, lambda x, y, out: ew.multiply(ew.sign(x), ew.copysign(1.0, y)), None)
 

@@ -77,3 +77,26 @@ def power_exponent(x, out):
     """d/dy x**y = x**y log x, with log(0) read as log(1) (as JAX): 0**y has zero partial in y."""
     safe_x = ew.where(ew.equal(x, 0), 1.0, x)
     return ew.multiply(ew.log(safe_x), out)
+
+
+def hypot_share(x, y, out):
+    """d/dx hypot(x, y) = x / hypot(x, y), with its limits where that is 0/0 or inf/inf: 0 at
+    the origin (a subgradient, the one abs'(0) = 0 gives for hypot(x, 0) = |x|; JAX's 0.5 is
+    the tie rule of its max/min rewrite), sign(x) for an infinite x beside a finite y, and
+    sign(x)/sqrt(2) when both are infinite (the limit along the diagonal)."""
+    finite = ew.isfinite(out)
+    ratio = ew.divide(x, ew.where(ew.logical_and(finite, ew.not_equal(out, 0)), out, 1))
+    inf_x, inf_y = as_weight(ew.isinf(x), out), as_weight(ew.isinf(y), out)
+    at_inf = ew.divide(ew.multiply(ew.sign(x), inf_x), ew.sqrt(ew.maximum(ew.add(inf_x, inf_y),
+                                                                          1)))
+    return ew.where(finite, ratio, at_inf)
+
+
+def logaddexp_exponent(x, y, out, log_half):
+    """The exponent e of logaddexp's partial in x, exp(e) (exp2(e) for logaddexp2, log_half
+    -1): x - out, except where x is out itself (an infinite x, where x - out is inf - inf, or
+    one too large for the log 2 to register): there e = 0 (partial 1), or log 1/2 when y is
+    equal too (partial 1/2 each, the limit along the diagonal, so logaddexp(inf, inf) and
+    logaddexp(-inf, -inf) have partials 1/2; JAX gives 1 and NaN)."""
+    tie = ew.multiply(as_weight(ew.equal(x, y), out), log_half)
+    return ew.where(ew.equal(x, out), tie, ew.subtract(x, out))

@@ -3,7 +3,9 @@
 Each entry is (g, out, *operands) -> cotangent of that operand; cotangents of broadcasting
 operands are summed back to the operand's shape by reverse mode (fit_cotangent).
 Subgradient conventions (shared with forward mode, partials.py): abs'(0) = 0;
-maximum/minimum/fmax/fmin at a tie give half the cotangent to each side; sqrt'(0) = inf; where()
+maximum/minimum/fmax/fmin at a tie give half the cotangent to each side; sqrt'(0) = inf;
+hypot at the origin has partials 0 and logaddexp of equal infinities 1/2 each
+(partials.hypot_share, partials.logaddexp_exponent); where()
 weighs the cotangent by 0 or 1 per branch (so a NaN in the other branch's derivative still
 poisons it: see the double-where idiom in docs/autodiff.md). Every partial multiplies the
 cotangent, never selects it (Note [special values in derivatives]).
@@ -86,11 +88,13 @@ for _op, _share in ((ew.maximum, partials.max_share), (ew.minimum, partials.min_
     defvjp(_op, _weighted(_share), _swapped(_share))
 defvjp(ew.arctan2, lambda g, o, y, x: mul(g, div(x, ew.add(sq(x), sq(y)))),
        lambda g, o, y, x: neg(mul(g, div(y, ew.add(sq(x), sq(y))))))
-defvjp(ew.hypot, lambda g, o, x, y: mul(g, div(x, o)), lambda g, o, x, y: mul(g, div(y, o)))
-defvjp(ew.logaddexp, lambda g, o, x, y: mul(g, ew.exp(ew.subtract(x, o))),
-       lambda g, o, x, y: mul(g, ew.exp(ew.subtract(y, o))))
-defvjp(ew.logaddexp2, lambda g, o, x, y: mul(g, ew.exp2(ew.subtract(x, o))),
-       lambda g, o, x, y: mul(g, ew.exp2(ew.subtract(y, o))))
+defvjp(ew.hypot, lambda g, o, x, y: mul(g, partials.hypot_share(x, y, o)),
+       lambda g, o, x, y: mul(g, partials.hypot_share(y, x, o)))
+defvjp(ew.logaddexp, lambda g, o, x, y: mul(g, ew.exp(partials.logaddexp_exponent(x, y, o, -LN2))),
+       lambda g, o, x, y: mul(g, ew.exp(partials.logaddexp_exponent(y, x, o, -LN2))))
+defvjp(ew.logaddexp2,
+       lambda g, o, x, y: mul(g, ew.exp2(partials.logaddexp_exponent(x, y, o, -1.0))),
+       lambda g, o, x, y: mul(g, ew.exp2(partials.logaddexp_exponent(y, x, o, -1.0))))
 defvjp(ew.copysign, lambda g, o, x, y: mul(g, mul(ew.sign(x), ew.copysign(1.0, y))), None)
 
 # -- ternary: where weighs the cotangent by 1 for the branch it chose, 0 for the other --

@@ -1,5 +1,6 @@
-"""Functional neural-network helpers (as jax.nn), each a composite of library ops, so every one
-works on plain arrays and under every transform. Reductions take `axis=-1` by default.
+"""Functional neural-network helpers (torch.nn.functional's defaults, jax.nn's names where
+torch has none), each a composite of library ops, so every one works on plain arrays and under
+every transform. Reductions take `axis=-1` by default (as jax.nn; docs/layers.md).
 
 Each is written in a numerically stable form: nothing overflows for inputs around 1e4, and the
 unused side of a `where` never produces inf or NaN (so gradients stay finite too).
@@ -9,7 +10,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..numpy._indexing import on_device_of
 from ..numpy._util import dtype_of, normalize_axis
-from ..ops.checks import check_index_range
+from ..ops.checks import check_range
 from ..ops.elementwise import stop_gradient
 from ..ops.special import erf
 
@@ -37,36 +38,37 @@ def relu(x):
     return fnp.where(fnp.greater(x, 0), x, 0)
 
 
-def gelu(x, approximate=True):
-    """Gaussian error linear unit x Phi(x), elementwise (Phi: the standard normal CDF).
+def gelu(x, approximate="none"):
+    """Gaussian error linear unit x Phi(x), elementwise (Phi: the standard normal CDF), as
+    torch.nn.functional.gelu.
 
-    approximate=True (the default, as jax.nn.gelu) or 'tanh' (torch's spelling) gives the tanh
-    approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); False or 'none' (PyTorch's
-    default) gives the exact 0.5 x (1 + erf(x / sqrt(2))), whose erf kernel needs SciPy
-    (CuPy arrays: cupyx.scipy).
+    approximate='none' (the default, as PyTorch; False is JAX's spelling) gives the exact
+    0.5 x (1 + erf(x / sqrt(2))), whose erf kernel needs SciPy (CuPy arrays: cupyx.scipy);
+    approximate='tanh' (True, the default of jax.nn.gelu) gives the tanh approximation
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), within 1e-3 of it and SciPy-free.
 
     Args:
         x: an array of any shape; float32 stays float32.
-        approximate: True or 'tanh' (the tanh form), False or 'none' (the erf form).
+        approximate: 'none' or False (the erf form), 'tanh' or True (the tanh form).
 
     Returns:
         An array of x's shape and dtype.
 
     Raises:
-        ValueError: approximate is none of True, False, 'tanh', 'none'.
+        ValueError: approximate is none of 'none', 'tanh', False, True.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
         >>> x = np.array([-1.0, 0.0, 1.0])
         >>> ft.nn.gelu(x).shape
         (3,)
-        >>> bool(np.allclose(ft.nn.gelu(x), ft.nn.gelu(x, approximate=False), atol=1e-3))
+        >>> bool(np.allclose(ft.nn.gelu(x), ft.nn.gelu(x, approximate="tanh"), atol=1e-3))
         True
     """
     if approximate in (False, "none"):
         return 0.5 * x * (1.0 + erf(x * _SQRT_HALF))
     if approximate not in (True, "tanh"):
-        raise ValueError(f"gelu: approximate must be True, False, 'tanh' or 'none', not "
+        raise ValueError(f"gelu: approximate must be 'none', 'tanh', False or True, not "
                          f"{approximate!r}")
     inner = float(np.sqrt(2.0 / np.pi)) * (x + 0.044715 * (x * x * x))  # float: keeps float32
     return 0.5 * x * (1.0 + fnp.tanh(inner))
@@ -299,7 +301,9 @@ def cross_entropy(logits, labels, reduction="mean", axis=-1):
     # directions than -sum(one_hot * log_softmax), and as accurate (both use the shifted form).
     axis = normalize_axis(axis, fnp.ndim(logits))
     n = fnp.shape(logits)[axis]
-    labels = check_index_range(labels, size=n, what="cross_entropy: label")  # as PyTorch
+    labels = check_range(labels, low=0, high=n - 1, error=IndexError,  # as PyTorch
+                         message=f"cross_entropy: label {{value}} is out of range: with {n} "
+                                 f"classes it must be in 0..{n - 1}")
     labels = on_device_of(labels, logits, size=n)
     shifted = logits - _max_shift(logits, axis)
     classes = fnp.arange(n, like=logits)

@@ -1,6 +1,8 @@
 """Linear and embedding layers, in torch.nn.functional's layouts and argument names: a weight
 is (out_features, in_features), an embedding table is (num_embeddings, embedding_dim)."""
 from .. import numpy as fnp
+from ..numpy._util import dtype_of
+from ..ops.checks import check_range
 from ..ops.elementwise import stop_gradient
 
 
@@ -36,7 +38,9 @@ def embedding(input, weight, padding_idx=None):
 
     The gradient with respect to weight scatters (adds) into the picked rows; the rows
     picked at `padding_idx` get no gradient, as in PyTorch (their values are still
-    returned). max_norm and sparse gradients are not supported.
+    returned). An index outside 0..num_embeddings-1 is an error, -1 included (as PyTorch;
+    NumPy's take would wrap it to the last row). max_norm and sparse gradients are not
+    supported.
 
     Args:
         input: an integer array of any shape, with entries in 0..num_embeddings-1.
@@ -48,8 +52,9 @@ def embedding(input, weight, padding_idx=None):
         input.shape + (embedding_dim,), weight's dtype.
 
     Raises:
-        IndexError: an index out of range of weight's rows, or non-integer indices (raised
-            by NumPy's take on NumPy arrays).
+        IndexError: an index outside 0..num_embeddings-1 (negative ones included), or
+            non-integer indices.
+        ValueError: padding_idx outside -num_embeddings..num_embeddings-1 (as PyTorch).
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -62,10 +67,19 @@ def embedding(input, weight, padding_idx=None):
                [0., 0., 0.],
                [0., 0., 0.]])
     """
+    rows = fnp.shape(weight)[0]
+    if dtype_of(input).kind not in "iu":
+        raise IndexError(f"embedding: indices must be integers, got dtype {dtype_of(input)}")
+    input = check_range(input, low=0, high=rows - 1, error=IndexError,
+                        message=f"embedding: index {{value}} is out of range: with {rows} rows "
+                                f"in weight it must be in 0..{rows - 1}")
     out = fnp.take(weight, input, axis=0)
     if padding_idx is None:
         return out
-    padding_idx = padding_idx % fnp.shape(weight)[0]
+    if not -rows <= padding_idx < rows:
+        raise ValueError(f"embedding: padding_idx {padding_idx} is out of range: with {rows} "
+                         f"rows in weight it must be in {-rows}..{rows - 1}")
+    padding_idx = padding_idx % rows
     pad = fnp.expand_dims(fnp.equal(input, padding_idx), -1)
     return fnp.where(pad, stop_gradient(out), out)
 

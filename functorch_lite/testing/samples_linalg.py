@@ -231,7 +231,7 @@ def _np_sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
-def _np_gelu(x, approximate=True):
+def _np_gelu(x, approximate="none"):
     if approximate in (False, "none"):
         erf = np.vectorize(math.erf, otypes=[np.float64])
         return (0.5 * x * (1 + erf(x / math.sqrt(2.0)))).astype(x.dtype)
