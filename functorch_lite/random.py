@@ -54,6 +54,9 @@ def key(seed, *, like=None):
     return fnp.asarray(np.array([seed >> 32, seed % _WORD], dtype=np.uint32), like=like)
 
 
+PRNGKey = key  # JAX's older name, for porting
+
+
 def _check_key(k, fn):
     if shape_of(k) != (2,) or dtype_of(k) != np.uint32:
         hint = (" (a batch of keys: map over it with vmap)"
@@ -565,5 +568,5 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     return idx if isinstance(a, (int, np.integer)) else fnp.take(a, idx, axis=axis)
 
 
-__all__ = ["key", "split", "fold_in", "bits", "uniform", "normal", "truncated_normal",
+__all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "truncated_normal",
            "bernoulli", "randint", "gumbel", "categorical", "permutation", "choice"]
