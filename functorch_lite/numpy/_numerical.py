@@ -160,6 +160,9 @@ def vander(x, N=None, increasing=False):
     if ndim(x) != 1:
         raise ValueError("x must be a one-dimensional array or sequence.")
     n = shape(x)[0] if N is None else N
+    dt = np.promote_types(dtype_of(x), int)          # as NumPy: float32 gives float64
+    if dtype_of(x) != dt:
+        x = ew.astype(x, dtype=dt)
     cols, power = [], ones_like(x)
     for _ in range(n):
         cols.append(power)

@@ -400,7 +400,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     a, axis = as_operand(a), _axis(axis)
     total = red.sum(args_.fill_masked(a, where, 0), axis=axis, keepdims=keepdims,
                     dtype=_mean_dtype(a, dtype))
-    return ew.divide(total, args_.count(a, axis, keepdims, where))
+    n = args_.count(a, axis, keepdims, where)
+    return ew.divide(total, n if where is None else ew.astype(n, dtype=dtype_of(total)))
 
 
 _mean = mean
@@ -444,7 +445,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     n = args_.count(a, axis, keepdims, where)
     if where is None:
         return ew.divide(total, n - ddof if n - ddof > 0 else 0)
-    return ew.divide(total, ew.maximum(ew.subtract(n, ddof), 0))
+    n = ew.astype(ew.maximum(ew.subtract(n, ddof), 0), dtype=dtype_of(total))
+    return ew.divide(total, n)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,

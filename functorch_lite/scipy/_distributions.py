@@ -16,6 +16,17 @@ def _z(x, loc, scale):
     return (as_operand(x) - loc) / scale
 
 
+def _log(scale):
+    """log(scale): a Python number stays a Python number (weakly typed, as the inputs')."""
+    return math.log(scale) if isinstance(scale, (int, float)) else fnp.log(as_operand(scale))
+
+
+def _as_float_of(k, param):
+    """Counts k in the floating dtype of the parameter (float64 for a Python number)."""
+    dt = np.result_type(getattr(param, "dtype", np.float64), np.float16)
+    return fnp.astype(k, dt)
+
+
 def _outside(cond, value):
     """-inf where `cond`, `value` elsewhere."""
     return fnp.where(cond, -np.inf, value)
@@ -25,7 +36,7 @@ def _t_logpdf(x, df, loc=0.0, scale=1.0):
     """log of Student's t density with `df` degrees of freedom (t.logpdf)."""
     z, df = _z(x, loc, scale), as_operand(df)
     return (special.gammaln((df + 1) / 2) - special.gammaln(df / 2)
-            - 0.5 * fnp.log(df * math.pi) - fnp.log(as_operand(scale) * 1.0)
+            - 0.5 * fnp.log(df * math.pi) - _log(scale)
             - (df + 1) / 2 * fnp.log1p(z * z / df))
 
 
@@ -35,7 +46,7 @@ def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
     negative = fnp.less(z, 0)
     z = fnp.where(negative, 1.0, z)
     value = (special.xlogy(a - 1, z) - z - special.gammaln(a)
-             - fnp.log(as_operand(scale) * 1.0))
+             - _log(scale))
     return _outside(negative, value)
 
 
@@ -45,14 +56,14 @@ def _beta_logpdf(x, a, b, loc=0.0, scale=1.0):
     out = fnp.logical_or(fnp.less(z, 0), fnp.greater(z, 1))
     z = fnp.where(out, 0.5, z)
     value = (special.xlogy(a - 1, z) + special.xlog1py(b - 1, -z) - special.betaln(a, b)
-             - fnp.log(as_operand(scale) * 1.0))
+             - _log(scale))
     return _outside(out, value)
 
 
 def _uniform_logpdf(x, loc=0.0, scale=1.0):
     """-log(scale) on [loc, loc + scale], -inf elsewhere (uniform.logpdf)."""
     z = _z(x, loc, scale)
-    inside = -fnp.log(as_operand(scale) * 1.0) + 0.0 * z
+    inside = -_log(scale) + 0.0 * z
     return _outside(fnp.logical_or(fnp.less(z, 0), fnp.greater(z, 1)), inside)
 
 
@@ -65,7 +76,7 @@ def _uniform_cdf(x, loc=0.0, scale=1.0):
 def _expon_logpdf(x, loc=0.0, scale=1.0):
     """-z - log(scale) for z = (x - loc) / scale >= 0, -inf below (expon.logpdf)."""
     z = _z(x, loc, scale)
-    return _outside(fnp.less(z, 0), -z - fnp.log(as_operand(scale) * 1.0))
+    return _outside(fnp.less(z, 0), -z - _log(scale))
 
 
 def _expon_cdf(x, loc=0.0, scale=1.0):
@@ -82,6 +93,7 @@ def _not_count(k):
 def _poisson_logpmf(k, mu, loc=0):
     """k log(mu) - mu - log(k!) (poisson.logpmf); -inf where k - loc is not a count."""
     k, mu = as_operand(k) - loc, as_operand(mu)
+    k = _as_float_of(k, mu)
     bad = _not_count(k)
     k = fnp.where(bad, 0, k)
     return _outside(bad, special.xlogy(k, mu) - mu - special.gammaln(k + 1.0))
@@ -91,6 +103,7 @@ def _binom_logpmf(k, n, p, loc=0):
     """log(n choose k) + k log(p) + (n - k) log(1 - p) (binom.logpmf); -inf where k - loc is
     not a count up to n."""
     k, n, p = as_operand(k) - loc, as_operand(n), as_operand(p)
+    k, n = _as_float_of(k, p), _as_float_of(n, p)
     bad = fnp.logical_or(_not_count(k), fnp.greater(k, n))
     k = fnp.where(bad, 0, k)
     choose = special.gammaln(n + 1.0) - special.gammaln(k + 1.0) - special.gammaln(n - k + 1.0)

@@ -42,7 +42,7 @@ def _iterate(matvec, b, x0, tol, atol, maxiter, precondition):
 
 def cg(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
     """Solve A x = b for symmetric positive definite A by conjugate gradients, as
-    jax.scipy.sparse.linalg.cg (and scipy's, whose info is 0 on success).
+    jax.scipy.sparse.linalg.cg; derivatives by implicit differentiation in reverse mode only.
 
     Differentiable in reverse mode by implicit differentiation: the cotangent of b is the
     solution lambda of A lambda = ct (cg again) and, for an array A, that of A is
