@@ -32,7 +32,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> float(fnp.trapezoid(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 3.0])))
-        5.5
+        6.5
     """
     y = as_operand(y)
     nd = ndim(y)
