@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ..ops import elementwise as ew, reductions as red
-from ._creation import array, ones_like
+from ._creation import array, asarray, ones_like
 from ._indexing import getitem
 from ._matrices import diff
 from ._shape import concatenate, moveaxis, ravel, reshape, stack
@@ -223,10 +223,12 @@ def ediff1d(ary, to_end=None, to_begin=None):
         array([-99,   1,   2,   3])
     """
     d = diff(ravel(as_operand(ary)))
-    parts = [ravel(ew.astype(as_operand(v), dtype=dtype_of(d)))
-             for v in (to_begin,) if v is not None] + [d] + \
-            [ravel(ew.astype(as_operand(v), dtype=dtype_of(d))) for v in (to_end,)
-             if v is not None]
+
+    def part(v):            # Python numbers and lists join on d's device
+        v = v if hasattr(v, "shape") else asarray(v, like=d)
+        return ravel(ew.astype(v, dtype=dtype_of(d)))
+    parts = [part(v) for v in (to_begin,) if v is not None] + [d] + \
+        [part(v) for v in (to_end,) if v is not None]
     return d if len(parts) == 1 else concatenate(parts)
 
 

@@ -5,13 +5,20 @@ reduction."""
 import numpy as np
 
 from ..ops import elementwise as ew, reductions as red
-from ._util import dtype_of, normalize_axes, shape
+from ._util import dtype_of, normalize_axes, shape, xp_of
 
 
 def fill_masked(a, where, identity):
     """a with the entries where `where` is False replaced by `identity` (a unchanged when
     `where` is None)."""
-    return a if where is None else ew.where(where, a, identity)
+    return a if where is None else ew.where(_on_device_of(where, a), a, identity)
+
+
+def _on_device_of(mask, a):
+    """A NumPy mask moved to a's array module (a mask is an index, as NumPy index arrays,
+    which mix with device arrays)."""
+    xp = xp_of(a)
+    return xp.asarray(mask) if isinstance(mask, np.ndarray) and xp is not np else mask
 
 
 def sum_with(a, axis, keepdims, dtype, initial, where):
@@ -63,5 +70,5 @@ def count(a, axis, keepdims, where):
             n *= s[ax]
         return n
     from ._shape import broadcast_to
-    mask = broadcast_to(where, s)
+    mask = broadcast_to(_on_device_of(where, a), s)
     return red.sum(ew.astype(mask, dtype=np.int64), axis=axis, keepdims=keepdims)

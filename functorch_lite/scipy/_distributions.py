@@ -23,6 +23,8 @@ def _log(scale):
 
 def _as_float_of(k, param):
     """Counts k in the floating dtype of the parameter (float64 for a Python number)."""
+    if isinstance(k, (int, float)):
+        return float(k)
     dt = np.result_type(getattr(param, "dtype", np.float64), np.float16)
     return fnp.astype(k, dt)
 
@@ -103,6 +105,8 @@ def _binom_logpmf(k, n, p, loc=0):
     """log(n choose k) + k log(p) + (n - k) log(1 - p) (binom.logpmf); -inf where k - loc is
     not a count up to n."""
     k, n, p = as_operand(k) - loc, as_operand(n), as_operand(p)
+    if not hasattr(n, "shape"):              # a Python count: in p's dtype and device
+        n = fnp.asarray(n, like=p if hasattr(p, "shape") else None)
     k, n = _as_float_of(k, p), _as_float_of(n, p)
     bad = fnp.logical_or(_not_count(k), fnp.greater(k, n))
     k = fnp.where(bad, 0, k)
