@@ -23,9 +23,9 @@ def test_hessian_has_aux_matches_hessian_and_passes_aux_through():
     x = np.array([0.5, -1.0, 2.0])
     h, aux = ft.hessian(lambda x: (_cubic(x), {"n": x.shape[0], "v": x * 2}), has_aux=True)(x)
     np.testing.assert_allclose(h, ft.hessian(_cubic)(x))
-    eps, n = 1e-5, len(x)
-    fd = np.array([(ft.grad(_cubic)(x + eps * np.eye(n)[j]) - ft.grad(_cubic)(x - eps * np.eye(n)[j]))
-                   / (2 * eps) for j in range(n)]).T
+    eps, e = 1e-5, np.eye(len(x))
+    fd = np.array([(ft.grad(_cubic)(x + eps * e[j]) - ft.grad(_cubic)(x - eps * e[j])) / (2 * eps)
+                   for j in range(len(x))]).T
     np.testing.assert_allclose(h, fd, rtol=1e-6, atol=1e-8)
     assert aux["n"] == 3
     np.testing.assert_array_equal(aux["v"], x * 2)
@@ -158,3 +158,51 @@ def test_a_result_tuple_passed_on_whole_is_named():
 def test_hessian_has_aux_is_differentiable_again():
     gradcheck(lambda x: fnp.sum(ft.hessian(lambda x: (_cubic(x), 0.0), has_aux=True)(x)[0]),
               (np.array([0.3, 0.6]),))
+
+
+def test_nan_to_num_derivative_is_one_at_finite_entries_and_zero_elsewhere():
+    x = np.array([0.5, np.nan, np.inf, -np.inf, -2.0])
+    g = ft.grad(lambda x: fnp.sum(fnp.nan_to_num(x) * np.arange(1.0, 6.0)))(x)
+    np.testing.assert_array_equal(g, [1.0, 0.0, 0.0, 0.0, 5.0])
+    _, t = ft.jvp(fnp.nan_to_num, (x,), (np.ones(5),))
+    np.testing.assert_array_equal(t, [1.0, 0.0, 0.0, 0.0, 1.0])
+
+
+def test_cg_gradients_match_the_dense_solve():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((5, 5))
+    A, b = a @ a.T + 5 * np.eye(5), rng.standard_normal(5)
+    from functorch_lite.scipy.sparse.linalg import cg
+
+    def loss(A, b):
+        return fnp.sum(cg(A, b, tol=1e-13)[0] ** 2)
+    x = np.linalg.solve(A, b)
+    lam = np.linalg.solve(A.T, 2 * x)
+    gA, gb = ft.grad(loss, argnums=(0, 1))(A, b)
+    np.testing.assert_allclose(gb, lam, rtol=1e-8)
+    np.testing.assert_allclose(gA, -np.outer(lam, x), rtol=1e-8)
+    # a matrix-free A closing over a parameter being differentiated, together with b
+    gs, gb2 = ft.grad(lambda s, b: fnp.sum(cg(lambda v: s * (A @ v), b, tol=1e-13)[0]),
+                      argnums=(0, 1))(2.0, b)
+    np.testing.assert_allclose(gs, -np.linalg.solve(A, b).sum() / 4, rtol=1e-8)
+    np.testing.assert_allclose(gb2, np.linalg.solve(2 * A, np.ones(5)), rtol=1e-8)
+    per_example = ft.vmap(ft.grad(lambda b: loss(A, b)))(np.stack([b, 2 * b]))
+    np.testing.assert_allclose(per_example, [lam, 2 * lam], rtol=1e-8)
+
+
+def test_make_ggnvp_matches_the_dense_gauss_newton_matrix():
+    rng = np.random.default_rng(1)
+    W, x = rng.standard_normal((4, 3)), rng.standard_normal(3)
+
+    def model(W, x):
+        return fnp.tanh(W @ x)
+
+    def g(y):
+        return fnp.sum(fnp.exp(y)) + y[0] * y[1]
+    J = ft.jacfwd(model)(W, x).reshape(4, 12)
+    H = ft.hessian(g)(model(W, x))
+    V = rng.standard_normal((4, 3))
+    np.testing.assert_allclose(ft.make_ggnvp(model, g)(W, x)(V).ravel(), J.T @ H @ J @ V.ravel())
+    Jx = ft.jacrev(model, argnums=1)(W, x)
+    v = rng.standard_normal(3)
+    np.testing.assert_allclose(ft.make_ggnvp(model, f_argnum=1)(W, x)(v), Jx.T @ Jx @ v)
