@@ -272,7 +272,8 @@ def betaln(a, b):
     """log|B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b), as scipy.special.betaln.
 
     Args:
-        a, b: real arrays (or scalars), broadcast.
+        a: real array (or scalar), broadcast against b.
+        b: real array (or scalar).
 
     Returns:
         An array of the broadcast shape.

@@ -54,7 +54,8 @@ def cg(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
         A: an (n, n) array, or a function computing A @ v for a vector v of b's shape.
         b: the right-hand side.
         x0: the starting guess (zeros by default); it gets no gradient.
-        tol, atol: stop when |b - A x| <= max(tol |b|, atol).
+        tol: stop when |b - A x| <= max(tol |b|, atol).
+        atol: the absolute tolerance.
         maxiter: the most iterations (default 10 n, as SciPy).
         M: a function applying a preconditioner (an approximation of A^-1), or None.
 
