@@ -21,6 +21,7 @@ from .batching_rules.fallback import (
 from .transforms.reverse import grad, grad_and_value, value_and_grad, vjp, GradTensor
 from .transforms.forward import jvp, linearize, DualTensor, float0
 from .transforms.jacobians import jacrev, jacfwd, hessian
+from .transforms.gauss_newton import make_ggnvp
 from .transforms.custom import custom_vjp, custom_jvp
 from .transforms.checkpoint import checkpoint, remat, checkpoint_policies
 from .rule_checks import RuleError
@@ -29,6 +30,7 @@ from .jit import jit, make_graph, TracerConversionError
 _install_array_methods()
 
 __all__ = [
+    "make_ggnvp",
     # transforms
     "vmap", "grad", "grad_and_value", "value_and_grad", "vjp", "jvp", "linearize", "jacrev",
     "jacfwd", "hessian", "custom_vjp", "custom_jvp", "stop_gradient", "jit", "make_graph",

@@ -83,11 +83,15 @@ class Op:
         for a in args:
             if isinstance(a, Tensor):
                 return dispatch(self, args, params)
-        if "cupy" in _MODULES or backend._REGISTERED:
-            xp = array_module(args, self.name)
-            if xp is not numpy:
-                return self.kernel(xp, *args, **params)
-        return self.numpy_impl(*args, **params)
+        try:
+            if "cupy" in _MODULES or backend._REGISTERED:
+                xp = array_module(args, self.name)
+                if xp is not numpy:
+                    return self.kernel(xp, *args, **params)
+            return self.numpy_impl(*args, **params)
+        except (TypeError, ValueError) as e:
+            _refuse_result_tuple(self, args, e)
+            raise
 
     def impl(self, *args, **params):
         """Run the kernel on raw arrays, bypassing dispatch."""
@@ -124,6 +128,24 @@ class Op:
 
     def __repr__(self):
         return f"<Op {self.name}>"
+
+
+def _refuse_result_tuple(op, args, error):
+    """A tuple or list of arrays of several shapes (or of wrappers) that NumPy could not turn
+    into one array is most often a function's result tuple passed on whole (batch_norm's
+    (out, running_mean, running_var)): say so instead of NumPy's "inhomogeneous shape"."""
+    for k, a in enumerate(args):
+        if not isinstance(a, (tuple, list)):
+            continue
+        shapes = [tuple(x.shape) for x in a if hasattr(x, "shape")]
+        if shapes and (len(set(shapes)) > 1 or any(isinstance(x, Tensor) for x in a)):
+            raise TypeError(
+                f"op {op.name!r}: operand {k} is a {type(a).__name__} of {len(a)} values "
+                f"(shapes {', '.join(map(str, shapes))}), not an array. A function that returns "
+                "several results (ft.nn.batch_norm returns (out, running_mean, running_var)) "
+                "was probably passed on whole: unpack it first, e.g. out, mean, var = "
+                "ft.nn.batch_norm(...); to combine arrays use fnp.stack or fnp.concatenate"
+            ) from error
 
 
 def defop(name, kernel, *, differentiable=True, multiple_results=False, doc=None,

@@ -59,6 +59,9 @@ def key(seed, *, like=None):
     return fnp.asarray(np.array([seed >> 32, seed % _WORD], dtype=np.uint32), like=like)
 
 
+PRNGKey = key  # JAX's older name, for porting
+
+
 def _check_key(k, fn):
     if shape_of(k) != (2,) or dtype_of(k) != np.uint32:
         hint = (" (a batch of keys: map over it with vmap)"
@@ -667,5 +670,5 @@ def _choice_logits(p, n, k, replace):
     return fnp.log(p) - fnp.log(total)
 
 
-__all__ = ["key", "split", "fold_in", "bits", "uniform", "normal", "truncated_normal",
+__all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "truncated_normal",
            "bernoulli", "randint", "gumbel", "categorical", "permutation", "choice"]

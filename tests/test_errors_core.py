@@ -121,7 +121,7 @@ def test_bitwise_operators_on_non_boolean_wrappers_are_refused():
 
 
 @pytest.mark.parametrize("fn, message", [
-    (lambda t: fnp.sum(t, where=t > 0), "where="), (lambda t: fnp.clip(t), "max or min"),
+    (lambda t: fnp.sum(t, out=np.zeros(())), "out="), (lambda t: fnp.clip(t), "max or min"),
     (lambda t: fnp.put_along_axis(t, np.array([0]), 1.0, 0, inplace=True), "mutate"),
     (lambda t: fnp.full((2,), t[0]), "concrete fill_value"),
     (lambda t: t[fnp.sum(t).astype(np.int64):], "slice bounds")])

@@ -36,6 +36,10 @@ from ._selection import select, piecewise, heaviside, isclose, allclose  # noqa:
 from ._signal import convolve, correlate  # noqa: F401
 from ._covariance import cov, corrcoef  # noqa: F401
 from ._grids import meshgrid  # noqa: F401
+from ._numerical import (  # noqa: F401
+    trapezoid, gradient, polyval, vander, nan_to_num, ediff1d, sinc, block, apply_along_axis,
+    unwrap)
+from ..ops.bessel import i0  # noqa: F401
 from . import linalg, fft  # noqa: F401
 from . import lib  # noqa: F401
 from . import _ufunc_methods

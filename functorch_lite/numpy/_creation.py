@@ -4,11 +4,11 @@ import numpy as np
 
 from ..backend import device_modules, module_of
 from ..tensor import Tensor
-from ._util import dtype_of, shape, xp_of
+from ._util import check_device, dtype_of, holds_wrapper, like_module, shape, xp_of
 
 
 def _xp(like):
-    return np if like is None else xp_of(like)
+    return np if like is None else like_module(like)
 
 
 def _data_module(obj):
@@ -118,7 +118,8 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
     return _xp(like).full(shape, fill_value, dtype=dtype, order=order)
 
 
-def _like(a, dtype, shape_arg):
+def _like(a, dtype, shape_arg, device, name):
+    check_device(name, device, a if hasattr(a, "shape") else None)
     return (shape(a) if shape_arg is None else shape_arg,
             dtype_of(a) if dtype is None else dtype, xp_of(a))
 
@@ -129,7 +130,8 @@ def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
     Args:
         a: an array (or a value under a transform) giving shape and dtype.
         dtype: overrides a's dtype.
-        order, subok, device: accepted for NumPy compatibility.
+        order, subok: accepted for NumPy compatibility.
+        device: None, or "cpu" for a NumPy result (as NumPy; anything else is a ValueError).
         shape: overrides a's shape.
 
     Returns:
@@ -140,7 +142,7 @@ def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
         >>> fnp.zeros_like(np.array([[1, 2, 3]]))
         array([[0, 0, 0]])
     """
-    s, dt, xp = _like(a, dtype, shape)
+    s, dt, xp = _like(a, dtype, shape, device, "zeros_like")
     return xp.zeros(s, dtype=dt)
 
 
@@ -150,7 +152,8 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     Args:
         a: an array (or a value under a transform) giving shape and dtype.
         dtype: overrides a's dtype.
-        order, subok, device: accepted for NumPy compatibility.
+        order, subok: accepted for NumPy compatibility.
+        device: None, or "cpu" for a NumPy result (as NumPy; anything else is a ValueError).
         shape: overrides a's shape.
 
     Returns:
@@ -161,7 +164,7 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
         >>> fnp.ones_like(np.array([[1, 2, 3]]))
         array([[1, 1, 1]])
     """
-    s, dt, xp = _like(a, dtype, shape)
+    s, dt, xp = _like(a, dtype, shape, device, "ones_like")
     return xp.ones(s, dtype=dt)
 
 
@@ -174,7 +177,7 @@ def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
         order: accepted for NumPy compatibility; ignored.
         subok: accepted for NumPy compatibility; ignored.
         shape: the shape (default a's).
-        device: accepted for NumPy compatibility; ignored.
+        device: None, or "cpu" for a NumPy result (as NumPy; anything else is a ValueError).
 
     Returns:
         An uninitialized array of the array module of `a`.
@@ -184,7 +187,7 @@ def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
         >>> fnp.empty_like(np.array([1, 2]), dtype=np.float32).dtype
         dtype('float32')
     """
-    s, dt, xp = _like(a, dtype, shape)
+    s, dt, xp = _like(a, dtype, shape, device, "empty_like")
     return xp.empty(s, dtype=dt)
 
 
@@ -195,7 +198,8 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
         a: array_like or traced value giving shape, dtype and array module.
         fill_value: a concrete scalar.
         dtype: overrides the dtype of `a`.
-        order, subok, device: accepted for NumPy compatibility.
+        order, subok: accepted for NumPy compatibility.
+        device: None, or "cpu" for a NumPy result (as NumPy; anything else is a ValueError).
         shape: overrides the shape of `a`.
 
     Returns:
@@ -206,7 +210,7 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
         >>> fnp.full_like(np.array([1, 2, 3]), 4)
         array([4, 4, 4])
     """
-    s, dt, xp = _like(a, dtype, shape)
+    s, dt, xp = _like(a, dtype, shape, device, "full_like")
     return xp.full(s, fill_value, dtype=dt)
 
 
@@ -256,7 +260,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     """
     if like is None:
         return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
-    return xp_of(like).linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    return like_module(like).linspace(start, stop, num, endpoint, retstep, dtype, axis)
 
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, like=None):
@@ -285,8 +289,9 @@ def eye(N, M=None, k=0, dtype=float, order="C", *, like=None):
 def asarray(a, dtype=None, order=None, *, like=None, copy=None):
     """As numpy.asarray: `a` as an array, without a copy when it already is one.
 
-    A wrapper (a value under a transform) passes through, cast if `dtype` is given; anything
-    else becomes an array of the backend (numpy, or cupy for cupy inputs or `like`).
+    A wrapper (a value under a transform) passes through, cast if `dtype` is given; a list
+    holding wrappers is stacked, as fnp.array; anything else becomes an array of the backend
+    (numpy, or cupy for cupy inputs or `like`).
 
     Args:
         a: an array, a nested sequence, a scalar or a wrapper.
@@ -306,7 +311,9 @@ def asarray(a, dtype=None, order=None, *, like=None, copy=None):
     if isinstance(a, Tensor):
         from ._elementwise import astype
         return a if dtype is None or dtype_of(a) == np.dtype(dtype) else astype(a, dtype)
-    xp = _data_module(a) if like is None else xp_of(like)
+    if isinstance(a, (list, tuple)) and holds_wrapper(a):
+        return array(a, dtype)
+    xp = _data_module(a) if like is None else like_module(like)
     return xp.asarray(a, dtype=dtype)
 
 
@@ -335,11 +342,19 @@ def copy(a, order="K", subok=False):
     return module_of(a).array(a, copy=True, order=order) if hasattr(a, "shape") else np.copy(a)
 
 
+def _first_wrapper(obj):
+    for o in obj:
+        if isinstance(o, Tensor):
+            return o
+        if isinstance(o, (list, tuple)) and holds_wrapper(o):
+            return _first_wrapper(o)
+
+
 def array(object, dtype=None, *, copy=True, like=None, ndmin=0):
     """As numpy.array: an array from `object`.
 
-    A wrapper (a value under a transform) passes through, cast if `dtype` is given; a list or
-    tuple holding wrappers is stacked, so the result stays differentiable.
+    A wrapper (a value under a transform) passes through, cast if `dtype` is given; a (nested)
+    list or tuple holding wrappers is stacked, so the result stays differentiable.
 
     Args:
         object: an array, a nested sequence, a scalar or a wrapper.
@@ -359,12 +374,13 @@ def array(object, dtype=None, *, copy=True, like=None, ndmin=0):
     """
     if isinstance(object, Tensor):
         return asarray(object, dtype)
-    if isinstance(object, (list, tuple)) and any(isinstance(o, Tensor) for o in object):
+    if isinstance(object, (list, tuple)) and holds_wrapper(object):
         from ._shape import stack
-        ref = next(o for o in object if isinstance(o, Tensor))
+        ref = _first_wrapper(object)
         # Python and NumPy scalars among the wrappers join them on their device
         scalars = (int, float, complex, np.generic)
-        return stack([asarray(o, dtype, like=ref if isinstance(o, scalars) else None)
+        return stack([array(o, dtype) if isinstance(o, (list, tuple)) else
+                      asarray(o, dtype, like=ref if isinstance(o, scalars) else None)
                       for o in object])
-    xp = _data_module(object) if like is None else xp_of(like)
+    xp = _data_module(object) if like is None else like_module(like)
     return xp.array(object, dtype=dtype, copy=copy, ndmin=ndmin)

@@ -2,7 +2,8 @@
 import numpy as np
 
 from ..ops import elementwise as ew, reductions as red
-from ._util import dtype_of, normalize_axes, reject, shape
+from . import _reduction_args as args_
+from ._util import as_operand, dtype_of, reject
 
 
 def _axis(axis):
@@ -17,21 +18,26 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
         axis: int, tuple of ints or None (all axes).
         dtype: the accumulation and result dtype.
         keepdims: keep the reduced axes with length 1.
-        out, initial, where: not supported.
+        initial: a starting value added to the sum.
+        where: a boolean mask broadcast against `a`: only its True entries are summed.
+        out: not supported.
 
     Returns:
         The sum; a 0-d array when all axes are reduced.
 
     Raises:
-        TypeError: out=, initial= or where= is given.
+        TypeError: out= is given.
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.sum(np.array([[1, 2], [3, 4]]), axis=0)
         array([4, 6])
     """
-    if out is not None or initial is not None or where is not None:
-        reject("sum", out=out, initial=initial, where=where)
+    if out is not None:
+        reject("sum", out=out)
+    a = as_operand(a)
+    if initial is not None or where is not None:
+        return args_.sum_with(a, _axis(axis), keepdims, dtype, initial, where)
     return red.sum(a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
 
 
@@ -43,20 +49,25 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
         axis: int, tuple of ints or None (all axes).
         dtype: the accumulation and result dtype.
         keepdims: keep the reduced axes with length 1.
-        out, initial, where: not supported.
+        initial: a starting value the product is multiplied by.
+        where: a boolean mask broadcast against `a`: only its True entries are multiplied.
+        out: not supported.
 
     Returns:
         The product; a 0-d array when all axes are reduced.
 
     Raises:
-        TypeError: out=, initial= or where= is given.
+        TypeError: out= is given.
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.prod(np.array([[1, 2], [3, 4]]), axis=1)
         array([ 2, 12])
     """
-    reject("prod", out=out, initial=initial, where=where)
+    reject("prod", out=out)
+    a = as_operand(a)
+    if initial is not None or where is not None:
+        return args_.prod_with(a, _axis(axis), keepdims, dtype, initial, where)
     return red.prod(a, axis=_axis(axis), keepdims=keepdims, dtype=dtype)
 
 
@@ -69,13 +80,17 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
         a: array_like.
         axis: None (all axes), an int or a tuple of ints.
         keepdims: keep the reduced axes with length 1.
-        out, initial, where: not supported.
+        initial: a value that joins the reduction (needed with `where`; the result of an
+            empty reduction).
+        where: a boolean mask broadcast against `a`: only its True entries are compared.
+        out: not supported.
 
     Returns:
         An array of `a`'s dtype without the reduced axes (with length-1 ones if keepdims).
 
     Raises:
-        TypeError: out=, initial= or where= is given.
+        TypeError: out= is given.
+        ValueError: `where` without `initial` (as NumPy).
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
@@ -84,7 +99,10 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
         >>> int(fnp.max(np.array([[1, 5], [3, 2]])))
         5
     """
-    reject("max", out=out, initial=initial, where=where)
+    reject("max", out=out)
+    a = as_operand(a)
+    if initial is not None or where is not None:
+        return args_.extremum_with("max", a, _axis(axis), keepdims, initial, where)
     return red.max(a, axis=_axis(axis), keepdims=keepdims)
 
 
@@ -97,13 +115,17 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
         a: array_like.
         axis: None (all axes), an int or a tuple of ints.
         keepdims: keep the reduced axes with length 1.
-        out, initial, where: not supported.
+        initial: a value that joins the reduction (needed with `where`; the result of an
+            empty reduction).
+        where: a boolean mask broadcast against `a`: only its True entries are compared.
+        out: not supported.
 
     Returns:
         An array of `a`'s dtype without the reduced axes (with length-1 ones if keepdims).
 
     Raises:
-        TypeError: out=, initial= or where= is given.
+        TypeError: out= is given.
+        ValueError: `where` without `initial` (as NumPy).
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
@@ -112,7 +134,10 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
         >>> int(fnp.min(np.array([[1, 5], [3, 2]])))
         1
     """
-    reject("min", out=out, initial=initial, where=where)
+    reject("min", out=out)
+    a = as_operand(a)
+    if initial is not None or where is not None:
+        return args_.extremum_with("min", a, _axis(axis), keepdims, initial, where)
     return red.min(a, axis=_axis(axis), keepdims=keepdims)
 
 
@@ -142,7 +167,7 @@ def argmax(a, axis=None, out=None, *, keepdims=False):
         array([1, 0])
     """
     reject("argmax", out=out)
-    return red.argmax(a, axis=axis, keepdims=keepdims)
+    return red.argmax(as_operand(a), axis=axis, keepdims=keepdims)
 
 
 def argmin(a, axis=None, out=None, *, keepdims=False):
@@ -168,7 +193,7 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
         array([0, 1])
     """
     reject("argmin", out=out)
-    return red.argmin(a, axis=axis, keepdims=keepdims)
+    return red.argmin(as_operand(a), axis=axis, keepdims=keepdims)
 
 
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
@@ -181,20 +206,21 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):
         axis: None (all elements), an int or a tuple of ints.
         out: not supported.
         keepdims: keep the reduced axes with size 1.
-        where: not supported.
+        where: a boolean mask broadcast against `a`: only its True entries are tested.
 
     Returns:
         A boolean array (0-d when axis is None).
 
     Raises:
-        TypeError: out= or where= is given.
+        TypeError: out= is given.
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.all(np.array([[1, 0], [1, 1]]), axis=1)
         array([False,  True])
     """
-    reject("all", out=out, where=where)
+    reject("all", out=out)
+    a = args_.fill_masked(as_operand(a), where, True)
     return red.all(a, axis=_axis(axis), keepdims=keepdims)
 
 
@@ -208,20 +234,21 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
         axis: None (all elements), an int or a tuple of ints.
         out: not supported.
         keepdims: keep the reduced axes with size 1.
-        where: not supported.
+        where: a boolean mask broadcast against `a`: only its True entries are tested.
 
     Returns:
         A boolean array (0-d when axis is None).
 
     Raises:
-        TypeError: out= or where= is given.
+        TypeError: out= is given.
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.any(np.array([[0, 0], [1, 0]]), axis=1)
         array([False,  True])
     """
-    reject("any", out=out, where=where)
+    reject("any", out=out)
+    a = args_.fill_masked(as_operand(a), where, False)
     return red.any(a, axis=_axis(axis), keepdims=keepdims)
 
 
@@ -246,7 +273,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
         array([1, 3, 6])
     """
     reject("cumsum", out=out)
-    return red.cumsum(a, axis=axis, dtype=dtype)
+    return red.cumsum(as_operand(a), axis=axis, dtype=dtype)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
@@ -271,7 +298,7 @@ def cumprod(a, axis=None, dtype=None, out=None):
                [ 3, 12]])
     """
     reject("cumprod", out=out)
-    return red.cumprod(a, axis=axis, dtype=dtype)
+    return red.cumprod(as_operand(a), axis=axis, dtype=dtype)
 
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
@@ -335,11 +362,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 
 def _count(a, axis):
-    s = shape(a)
-    n = 1
-    for ax in normalize_axes(axis, len(s)):
-        n *= s[ax]
-    return n
+    return args_.count(a, axis, False, None)
 
 
 def _mean_dtype(a, dtype):
@@ -359,23 +382,26 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         axis: None (all axes), an int or a tuple of ints.
         dtype: the accumulation and result dtype (default float64 for integer input).
         keepdims: keep the reduced axes with length 1.
-        out, where: not supported.
+        where: a boolean mask broadcast against `a`: only its True entries are averaged.
+        out: not supported.
 
     Returns:
         An array without the reduced axes (with length-1 ones if keepdims).
 
     Raises:
-        TypeError: out= or where= is given.
+        TypeError: out= is given.
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.mean(np.array([[1, 2], [3, 6]]), axis=1)
         array([1.5, 4.5])
     """
-    reject("mean", out=out, where=where)
-    axis = _axis(axis)
-    total = red.sum(a, axis=axis, keepdims=keepdims, dtype=_mean_dtype(a, dtype))
-    return ew.divide(total, _count(a, axis))
+    reject("mean", out=out)
+    a, axis = as_operand(a), _axis(axis)
+    total = red.sum(args_.fill_masked(a, where, 0), axis=axis, keepdims=keepdims,
+                    dtype=_mean_dtype(a, dtype))
+    n = args_.count(a, axis, keepdims, where)
+    return ew.divide(total, n if where is None else ew.astype(n, dtype=dtype_of(total)))
 
 
 _mean = mean
@@ -391,32 +417,36 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         dtype: the computation dtype.
         ddof: degrees of freedom removed from the count (correction is its new name).
         keepdims: keep the reduced axes with length 1.
-        out, where, mean: not supported.
+        where: a boolean mask broadcast against `a`: only its True entries count.
+        out, mean: not supported.
 
     Returns:
         The variance along axis.
 
     Raises:
-        TypeError: out=, where= or mean= is given.
+        TypeError: out= or mean= is given.
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.var(np.array([1, 3, 5, 7]))
         np.float64(5.0)
     """
-    reject("var", out=out, where=where, mean=mean)
+    reject("var", out=out, mean=mean)
     if correction is not None:
         ddof = correction
-    axis = _axis(axis)
+    a, axis = as_operand(a), _axis(axis)
     dtype = _mean_dtype(a, dtype)
-    centered = ew.subtract(a, _mean(a, axis=axis, dtype=dtype, keepdims=True))
+    centered = ew.subtract(a, _mean(a, axis=axis, dtype=dtype, keepdims=True, where=where))
     if dtype_of(centered).kind == "c":
         sq = ew.real(ew.multiply(centered, ew.conj(centered)))
     else:
         sq = ew.multiply(centered, centered)
-    total = red.sum(sq, axis=axis, keepdims=keepdims, dtype=dtype)
-    n = _count(a, axis) - ddof
-    return ew.divide(total, n if n > 0 else 0)
+    total = red.sum(args_.fill_masked(sq, where, 0), axis=axis, keepdims=keepdims, dtype=dtype)
+    n = args_.count(a, axis, keepdims, where)
+    if where is None:
+        return ew.divide(total, n - ddof if n - ddof > 0 else 0)
+    n = ew.astype(ew.maximum(ew.subtract(n, ddof), 0), dtype=dtype_of(total))
+    return ew.divide(total, n)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
@@ -429,13 +459,14 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         dtype: the computation dtype.
         ddof: degrees of freedom removed from the count (correction is its new name).
         keepdims: keep the reduced axes with length 1.
-        out, where, mean: not supported.
+        where: a boolean mask broadcast against `a`: only its True entries count.
+        out, mean: not supported.
 
     Returns:
         The standard deviation along axis.
 
     Raises:
-        TypeError: out=, where= or mean= is given.
+        TypeError: out= or mean= is given.
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp

@@ -1,7 +1,7 @@
 """Small helpers shared by the public NumPy-named functions."""
 import numpy as np
 
-from ..backend import module_of
+from ..backend import is_array, module_of
 from ..tensor import Tensor
 
 
@@ -107,10 +107,50 @@ def normalize_axes(axis, nd):
 
 
 def as_operand(a):
-    """Wrappers and arrays pass; lists and tuples become NumPy arrays (as NumPy would)."""
+    """Wrappers and arrays pass; lists and tuples become arrays (as NumPy would), stacked when
+    they hold wrappers so the derivative flows through them."""
     if isinstance(a, (list, tuple)):
+        if holds_wrapper(a):
+            from ._creation import array
+            return array(a)
         return np.asarray(a)
     return a
+
+
+def holds_wrapper(obj):
+    """Whether `obj` is a wrapper or a (nested) list or tuple holding one."""
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            if holds_wrapper(o):
+                return True
+        return False
+    return isinstance(obj, Tensor)
+
+
+def like_module(like):
+    """The array module that `like=` names: that of an array or wrapper; anything else is a
+    TypeError, as NumPy's (like="cuda" names no array)."""
+    if isinstance(like, Tensor) or is_array(like):
+        return xp_of(like)
+    raise TypeError(f"like= must be an array (NumPy or CuPy) or a value under a transform, whose "
+                    f"array module makes the result; got {like!r} (for a CuPy result pass a "
+                    "CuPy array)")
+
+
+def check_device(name, device, like=None):
+    """NumPy's rule for device=: None, or "cpu" for a NumPy result (NumPy raises ValueError for
+    any other); for a device result, None or the device of `like`."""
+    if device is None:
+        return
+    xp = np if like is None else xp_of(like)
+    if xp is np and device == "cpu":
+        return
+    if xp is not np and device == getattr(like, "device", None):
+        return
+    made = "NumPy, where only device='cpu' is allowed" if xp is np else f"{xp.__name__}"
+    raise ValueError(f"functorch_lite.numpy.{name}: device={device!r} is not understood: the "
+                     f"result is made with the array module of its input ({made}). For a CuPy "
+                     "result pass a CuPy array (or like=cupy_array) and leave device= out")
 
 
 def is_wrapper(a):

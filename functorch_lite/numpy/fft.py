@@ -9,7 +9,7 @@ from ..ops import elementwise as ew, fft as _fft
 from ._creation import arange
 from ._shape import concatenate, pad, roll
 from ._indexing import getitem
-from ._util import as_operand, dtype_of, ndim, normalize_axis, reject, shape
+from ._util import as_operand, check_device, dtype_of, ndim, normalize_axis, reject, shape
 
 
 def _resized(name, a, axis, n):
@@ -431,7 +431,7 @@ def fftfreq(n, d=1.0, device=None):
     Args:
         n: the transform length.
         d: the sample spacing (default 1.0).
-        device: accepted for the array API and ignored.
+        device: None, or "cpu" (as NumPy; anything else is a ValueError).
 
     Returns:
         The n frequencies [0, 1, ..., -2, -1] / (d n).
@@ -441,6 +441,7 @@ def fftfreq(n, d=1.0, device=None):
         >>> fnp.fft.fftfreq(4)
         array([ 0.  ,  0.25, -0.5 , -0.25])
     """
+    check_device("fft.fftfreq", device)
     k = concatenate([arange(0, (n - 1) // 2 + 1), arange(-(n // 2), 0)])
     return ew.multiply(k, ew.divide(1.0, ew.multiply(n, d)))
 
@@ -451,7 +452,7 @@ def rfftfreq(n, d=1.0, device=None):
     Args:
         n: the transform length.
         d: the sample spacing (default 1.0).
-        device: accepted for the array API and ignored.
+        device: None, or "cpu" (as NumPy; anything else is a ValueError).
 
     Returns:
         The n // 2 + 1 frequencies [0, 1, ..., n // 2] / (d n).
@@ -461,6 +462,7 @@ def rfftfreq(n, d=1.0, device=None):
         >>> fnp.fft.rfftfreq(4)
         array([0.  , 0.25, 0.5 ])
     """
+    check_device("fft.rfftfreq", device)
     return ew.multiply(arange(0, n // 2 + 1), ew.divide(1.0, ew.multiply(n, d)))
 
 

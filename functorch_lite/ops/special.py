@@ -156,3 +156,27 @@ Examples:
 """)
 polygamma = defop("polygamma", lambda xp, x, n: special_module(xp).polygamma(n, x),
                   doc="The n-th derivative of digamma (n a static non-negative integer).")
+
+gamma = _special_op("gamma", """The gamma function, Gamma(n) = (n - 1)! at positive integers.
+
+Elementwise, as scipy.special.gamma; its derivative is gamma(x) digamma(x).
+
+Examples:
+    >>> import numpy as np
+    >>> from functorch_lite.scipy import special
+    >>> special.gamma(np.array([1.0, 5.0]))
+    array([ 1., 24.])
+""")
+
+log_ndtr = _special_op("log_ndtr", """The log of the standard normal CDF, accurate far in the
+lower tail.
+
+Elementwise, as scipy.special.log_ndtr; its derivative, the density over the CDF, is computed
+as exp(log density - log_ndtr(x)) so it stays finite where ndtr underflows.
+
+Examples:
+    >>> import numpy as np
+    >>> from functorch_lite.scipy import special
+    >>> bool(np.isfinite(special.log_ndtr(-50.0)))
+    True
+""")

@@ -10,10 +10,13 @@ import numpy as np
 from .. import numpy as fnp, nn
 from ..numpy._util import as_operand, ndim
 from ..ops.elementwise import stop_gradient
+from ..ops.bessel import i0, i0e, i1e  # noqa: F401
 from ..ops.special import digamma, erf, erfc, erfinv, gammaln, ndtri, polygamma as _polygamma
+from ..ops.special import gamma, log_ndtr  # noqa: F401
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma", "expit", "logit",
-           "logsumexp", "xlogy", "xlog1py", "softmax", "log_softmax", "ndtr", "ndtri"]
+           "logsumexp", "xlogy", "xlog1py", "softmax", "log_softmax", "ndtr", "ndtri",
+           "gamma", "betaln", "log_ndtr", "i0", "i0e", "i1e", "entr"]
 
 _SQRT_HALF = math.sqrt(0.5)
 
@@ -263,3 +266,45 @@ def ndtr(x):
         True
     """
     return 0.5 * erfc(fnp.multiply(as_operand(x), -_SQRT_HALF))
+
+
+def betaln(a, b):
+    """log|B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b), as scipy.special.betaln.
+
+    Args:
+        a: real array (or scalar), broadcast against b.
+        b: real array (or scalar).
+
+    Returns:
+        An array of the broadcast shape.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.scipy import special
+        >>> bool(np.isclose(special.betaln(2.0, 3.0), np.log(1 / 12)))
+        True
+    """
+    a, b = as_operand(a), as_operand(b)
+    return gammaln(a) + gammaln(b) - gammaln(a + b)
+
+
+def entr(x):
+    """-x log(x) for x > 0, 0 at 0 and -inf for x < 0, as scipy.special.entr (through xlogy,
+    so the value at 0 has no NaN derivative).
+
+    Args:
+        x: real array (or scalar).
+
+    Returns:
+        An array of x's shape.
+
+    Examples:
+        >>> import numpy as np
+        >>> from functorch_lite.scipy import special
+        >>> special.entr(np.array([1.0, -1.0])) + 0.0
+        array([  0., -inf])
+    """
+    x = as_operand(x)
+    negative = fnp.less(x, 0)
+    safe = fnp.where(negative, 1.0, x)
+    return fnp.where(negative, -np.inf, -xlogy(safe, safe))

@@ -1,6 +1,7 @@
 """scipy.stats distributions (as jax.scipy.stats): `norm` (logpdf, pdf, cdf, logcdf, sf, ppf)
 and `multivariate_normal` (logpdf, pdf), as composites of library ops, differentiable in every
-argument (x, loc, scale, mean, cov)."""
+argument (x, loc, scale, mean, cov); t, gamma, beta, uniform, expon, poisson and binom are in
+_distributions.py."""
 import math
 import types
 
@@ -9,7 +10,10 @@ from ..numpy._util import as_operand, shape
 from . import special
 from .linalg import solve_triangular
 
-__all__ = ["norm", "multivariate_normal"]
+from ._distributions import beta, binom, expon, gamma, poisson, t, uniform  # noqa: F401
+
+__all__ = ["norm", "multivariate_normal", "t", "gamma", "beta", "uniform", "expon", "poisson",
+           "binom"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 

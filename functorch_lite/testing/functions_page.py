@@ -22,6 +22,7 @@ _SECTIONS = [("numpy", "NumPy (`functorch_lite.numpy`, and `np.*` on wrappers)")
              ("scipy.special", "scipy.special (`functorch_lite.scipy.special`)"),
              ("scipy.linalg", "scipy.linalg (`functorch_lite.scipy.linalg`)"),
              ("scipy.stats", "scipy.stats (`functorch_lite.scipy.stats`)"),
+             ("scipy.sparse", "scipy.sparse.linalg (`functorch_lite.scipy.sparse.linalg`)"),
              ("indexing", "Indexing and functional updates")]
 
 _HEADER = """# Supported functions
@@ -49,7 +50,7 @@ these, or as a new primitive with its rules: see [Extending](extending.md).
 
 
 def _section(name):
-    if name.startswith(("scipy.special.", "scipy.linalg.", "scipy.stats.")):
+    if name.startswith(("scipy.special.", "scipy.linalg.", "scipy.stats.", "scipy.sparse.")):
         return ".".join(name.split(".")[:2])
     if name.endswith((".reduce", ".accumulate")):
         return "ufunc"
@@ -68,6 +69,7 @@ def _public_object(name):
     from .. import numpy as fnp
     from .. import scipy as fsp
     roots = {"linalg": fnp.linalg, "nn": ft.nn, "scipy": fsp}
+    name = name.split("[")[0]            # "sum[where,initial]": sum's arguments
     head, _, rest = name.partition(".")
     obj = roots.get(head, fnp) if rest else fnp
     for part in (rest.split(".") if head in roots else name.split(".")):

@@ -12,12 +12,13 @@ and the functional updates "at_set", "at_add", "at_multiply", "at_min", "at_max"
 """
 from . import (samples_arrays, samples_complex, samples_conv, samples_coverage,
                samples_elementwise, samples_empty, samples_fft, samples_linalg, samples_nn_layers,
-               samples_reductions, samples_scipy)
+               samples_numerical, samples_reductions, samples_scipy)
 from .samples_base import OpInfo, Sample  # noqa: F401  (public API)
 
 OP_DB = (samples_elementwise.ENTRIES + samples_reductions.ENTRIES + samples_arrays.ENTRIES
          + samples_linalg.ENTRIES + samples_conv.ENTRIES + samples_fft.ENTRIES
-         + samples_scipy.ENTRIES + samples_coverage.ENTRIES + samples_nn_layers.ENTRIES)
+         + samples_scipy.ENTRIES + samples_coverage.ENTRIES + samples_nn_layers.ENTRIES
+         + samples_numerical.ENTRIES)
 OP_DB = samples_complex.add_complex_samples(OP_DB + samples_complex.complex_only_entries())
 """Every OpInfo, in a stable order."""
 samples_empty.extend(OP_DB)

@@ -113,7 +113,7 @@ def _refuse_complex(leaves, transform, what, advice):
                             f"needs real {what}s: {advice}")
 
 
-def hessian(f, argnums=0):
+def hessian(f, argnums=0, has_aux=False):
     """The Hessian of a scalar f: forward over reverse, jacfwd(jacrev(f)) (as torch.func and
     JAX): one batched jvp of the gradient, n Hessian-vector products in one pass. For a
     non-scalar f the result is the Jacobian of the Jacobian (out.shape + in.shape + in.shape).
@@ -121,10 +121,12 @@ def hessian(f, argnums=0):
     Args:
         f: the function, real-valued (usually scalar).
         argnums: int or tuple of ints, the positional argument(s) to differentiate.
+        has_aux: f returns (output, aux); aux is passed through, not differentiated.
 
     Returns:
         A function with f's arguments returning the Hessian, of shape in.shape + in.shape for
-        a scalar f (nested tuples of blocks when argnums is a tuple).
+        a scalar f (nested tuples of blocks when argnums is a tuple), or (hessian, aux) with
+        has_aux=True.
 
     Raises:
         TypeError: a differentiated input that is not floating point or is complex.
@@ -136,7 +138,7 @@ def hessian(f, argnums=0):
         array([[4., 2.],
                [2., 0.]])
     """
-    h = jacfwd(jacrev(f, argnums), argnums)
+    h = jacfwd(jacrev(f, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
     h.__name__ = f"hessian({getattr(f, '__name__', 'f')})"
     return h
 
@@ -180,7 +182,7 @@ def _split_forward_jacobian(t, out_shape, in_leaves, sizes, in_spec):
     return optree.tree_unflatten(in_spec, blocks)
 
 
-def jacfwd(f, argnums=0, has_aux=False):
+def jacfwd(f, argnums=0, has_aux=False, chunk_size=None):
     """The Jacobian of f by forward mode: vmap of jvp over the standard basis of the inputs.
 
     Same layout as jacrev: for every output leaf, a pytree like the differentiated argument (a
@@ -192,6 +194,7 @@ def jacfwd(f, argnums=0, has_aux=False):
         f: the function; its output is any pytree of arrays.
         argnums: int or tuple of ints, the positional argument(s) to differentiate.
         has_aux: f returns (output, aux); aux is passed through, not differentiated.
+        chunk_size: at most this many jvps per batch (None: all at once), as torch.func.
 
     Returns:
         A function with f's arguments returning the Jacobian, or (jacobian, aux) with
@@ -199,7 +202,7 @@ def jacfwd(f, argnums=0, has_aux=False):
 
     Raises:
         TypeError: a differentiated input that is not floating point, or a complex input.
-        ValueError: argnums out of range or repeated.
+        ValueError: argnums out of range or repeated, or chunk_size not a positive int.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -209,6 +212,8 @@ def jacfwd(f, argnums=0, has_aux=False):
     """
     from .forward import jvp
     from .vmap import vmap
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
+        raise ValueError(f"jacfwd: chunk_size must be a positive int or None, got {chunk_size!r}")
 
     def jacfwd_f(*args, **kwargs):
         nums, is_tuple = normalize_argnums(argnums, len(args), "jacfwd")
@@ -228,7 +233,7 @@ def jacfwd(f, argnums=0, has_aux=False):
 
         basis, sizes = _forward_basis(leaves)  # no input elements: a batch of 0 tangents
         outs = vmap(pushforward, in_dims=0, out_dims=(0, None) if has_aux else 0,
-                    axis_size=sum(sizes))(*basis)
+                    axis_size=sum(sizes), chunk_size=chunk_size)(*basis)
         out_leaves, out_def = optree.tree_flatten(outs[0])
         jac_leaves = []
         for t in out_leaves:

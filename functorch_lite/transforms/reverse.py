@@ -51,6 +51,8 @@ from ..derivatives.vjp_helpers import unbroadcast
 from ..interpreter import Interpreter
 from ..ops import elementwise as ew
 from ..tensor import Tensor, TransformTensor, check_usable
+from ._grad_options import (check_holomorphic_inputs, check_holomorphic_output, float0_gradient,
+                            flatten_allowing_ints, is_integer_leaf)
 from ._pytree import (as_plain, check_output_leaf, dtype_of, flatten_diff_args, normalize_argnums,
                       private_copy, replace_args, split_aux, unflatten_selected)
 
@@ -275,17 +277,28 @@ def _seed(value):
     return fnp.ones_like(value)
 
 
-def _grad_and_value_impl(f, argnums, has_aux, transform, args, kwargs):
-    """(gradients, value, aux) of f at args. See Note [the reverse-mode tape]."""
+def _grad_and_value_impl(f, argnums, has_aux, transform, args, kwargs, holomorphic=False,
+                         allow_int=False):
+    """(gradients, value, aux) of f at args. See Note [the reverse-mode tape]; the JAX options
+    holomorphic= and allow_int= are explained in _grad_options.py."""
     nums, is_tuple = normalize_argnums(argnums, len(args), transform)
-    leaves, spec = flatten_diff_args(args, nums, transform)
+    if allow_int:
+        leaves, spec = flatten_allowing_ints(args, nums, transform)
+    else:
+        leaves, spec = flatten_diff_args(args, nums, transform)
     check_usable(leaves)
+    if holomorphic:
+        check_holomorphic_inputs(leaves, transform)
+    constant = [allow_int and is_integer_leaf(x) for x in leaves]
     with ReverseInterpreter(transform) as interp:
-        wrapped = [interp.new_leaf(leaf) for leaf in leaves]
+        wrapped = [x if c else interp.new_leaf(x) for x, c in zip(leaves, constant)]
         out = f(*replace_args(args, nums, unflatten_selected(spec, wrapped)), **kwargs)
         del wrapped
         out, aux = split_aux(out, has_aux, transform)
-        _check_scalar_output(out, transform)
+        if holomorphic:
+            check_holomorphic_output(out, transform)
+        else:
+            _check_scalar_output(out, transform)
     tape, nslots = interp.tape, interp.nslots
     interp.tape = None  # an escaped wrapper must not keep the tape alive
     value = interp.unwrap(out)
@@ -294,7 +307,12 @@ def _grad_and_value_impl(f, argnums, has_aux, transform, args, kwargs):
     else:
         cts = [None] * nslots
     del tape
-    grads = _leaf_gradients(cts, leaves, range(len(leaves)))
+    if any(constant):
+        diff = [x for x, c in zip(leaves, constant) if not c]
+        grads = iter(_leaf_gradients(cts, diff, range(len(diff))))
+        grads = [float0_gradient(x) if c else next(grads) for x, c in zip(leaves, constant)]
+    else:
+        grads = _leaf_gradients(cts, leaves, range(len(leaves)))
     check_usable(grads)
     grads = unflatten_selected(spec, grads)
     if not is_tuple:
@@ -305,7 +323,7 @@ def _grad_and_value_impl(f, argnums, has_aux, transform, args, kwargs):
     return grads, value, aux
 
 
-def grad_and_value(f, argnums=0, has_aux=False):
+def grad_and_value(f, argnums=0, has_aux=False, *, holomorphic=False, allow_int=False):
     """The gradient and the value of a scalar-valued f in one pass, gradient first.
 
     The order is torch.func's; with has_aux=True the result is (gradient, (value, aux)), as
@@ -315,6 +333,10 @@ def grad_and_value(f, argnums=0, has_aux=False):
         f: the function; it must return a 0-d floating value (or (value, aux) with has_aux).
         argnums: int or tuple of ints, the positional argument(s) to differentiate.
         has_aux: f returns a pair (output, aux); aux is returned alongside, not differentiated.
+        holomorphic: f is holomorphic with complex inputs and a complex output: the result is
+            f'(z) (as jax.grad).
+        allow_int: integer and bool inputs get float0 zero gradients instead of a TypeError
+            (as jax.grad).
 
     Returns:
         A function with f's arguments returning (gradient, value), or (gradient, (value, aux))
@@ -331,12 +353,13 @@ def grad_and_value(f, argnums=0, has_aux=False):
         (array(12.), array(8.))
     """
     def grad_and_value_f(*args, **kwargs):
-        g, v, aux = _grad_and_value_impl(f, argnums, has_aux, "grad_and_value", args, kwargs)
+        g, v, aux = _grad_and_value_impl(f, argnums, has_aux, "grad_and_value", args, kwargs,
+                                        holomorphic, allow_int)
         return (g, (v, aux)) if has_aux else (g, v)
     return _named(grad_and_value_f, f, "grad_and_value")
 
 
-def value_and_grad(f, argnums=0, has_aux=False):
+def value_and_grad(f, argnums=0, has_aux=False, *, holomorphic=False, allow_int=False):
     """The value and the gradient of a scalar-valued f in one pass, value first.
 
     The order is JAX's; with has_aux=True the result is ((value, aux), gradient), as
@@ -346,6 +369,10 @@ def value_and_grad(f, argnums=0, has_aux=False):
         f: the function; it must return a 0-d floating value (or (value, aux) with has_aux).
         argnums: int or tuple of ints, the positional argument(s) to differentiate.
         has_aux: f returns a pair (output, aux); aux is returned alongside, not differentiated.
+        holomorphic: f is holomorphic with complex inputs and a complex output: the result is
+            f'(z) (as jax.grad).
+        allow_int: integer and bool inputs get float0 zero gradients instead of a TypeError
+            (as jax.grad).
 
     Returns:
         A function with f's arguments returning (value, gradient), or ((value, aux), gradient)
@@ -362,12 +389,13 @@ def value_and_grad(f, argnums=0, has_aux=False):
         (array(8.), array(12.))
     """
     def value_and_grad_f(*args, **kwargs):
-        g, v, aux = _grad_and_value_impl(f, argnums, has_aux, "value_and_grad", args, kwargs)
+        g, v, aux = _grad_and_value_impl(f, argnums, has_aux, "value_and_grad", args, kwargs,
+                                        holomorphic, allow_int)
         return ((v, aux), g) if has_aux else (v, g)
     return _named(value_and_grad_f, f, "value_and_grad")
 
 
-def grad(f, argnums=0, has_aux=False):
+def grad(f, argnums=0, has_aux=False, *, holomorphic=False, allow_int=False):
     """The gradient of a scalar-valued f with respect to argument(s) `argnums`.
 
     argnums is an int (one gradient) or a tuple of ints (a tuple of gradients). Each gradient
@@ -381,6 +409,10 @@ def grad(f, argnums=0, has_aux=False):
             (output, aux) with has_aux=True.
         argnums: int or tuple of ints, the positional argument(s) to differentiate (default 0).
         has_aux: f returns (output, aux); aux is passed through, not differentiated.
+        holomorphic: f is holomorphic with complex inputs and a complex output: the result is
+            f'(z) (as jax.grad).
+        allow_int: integer and bool inputs get float0 zero gradients instead of a TypeError
+            (as jax.grad).
 
     Returns:
         A function with f's arguments returning the gradient (a tuple of gradients when
@@ -401,7 +433,8 @@ def grad(f, argnums=0, has_aux=False):
         (array(5.), array(2.))
     """
     def grad_f(*args, **kwargs):
-        g, _, aux = _grad_and_value_impl(f, argnums, has_aux, "grad", args, kwargs)
+        g, _, aux = _grad_and_value_impl(f, argnums, has_aux, "grad", args, kwargs,
+                                        holomorphic, allow_int)
         return (g, aux) if has_aux else g
     return _named(grad_f, f, "grad")
 

@@ -241,7 +241,7 @@ def _user_error(cls, message):
 
 
 def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_size=None,
-         in_axes=_MISSING, out_axes=_MISSING):
+         in_axes=_MISSING, out_axes=_MISSING, randomness=None, axis_name=None):
     """Vectorize `func` over a batch dim of its inputs (torch.func.vmap; JAX's in_axes/out_axes
     spellings accepted, one spelling per call).
 
@@ -262,6 +262,8 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
         chunk_size: run at most this many examples at a time (None: all at once).
         in_axes: JAX's name for in_dims (give one or the other).
         out_axes: JAX's name for out_dims (give one or the other).
+        randomness: torch.func's option; refused (random numbers take explicit keys here).
+        axis_name: JAX's name for collectives; refused (there are no collectives).
 
     Returns:
         A function with func's arguments whose outputs carry the batch dim at out_dims.
@@ -272,7 +274,8 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
             whose shape would depend on the values; chunk_size or axis_size not a valid int.
             An op that fails on the per-example shapes raises a ValueError (IndexError for
             indexing) naming those shapes.
-        TypeError: both spellings of an argument (in_dims and in_axes) given, or Python
+        TypeError: randomness= or axis_name= given (the message says what to write instead),
+            both spellings of an argument (in_dims and in_axes) given, or Python
             control flow / conversion (bool(x), int(x)) on a batched value inside func.
 
     Examples:
@@ -281,6 +284,7 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
         >>> ft.vmap(lambda x, w: x @ w, in_dims=(0, None))(X, W).shape
         (4, 2)
     """
+    _refuse_peer_options(randomness, axis_name)
     in_dims = _one_spelling(in_dims, in_axes, "in_dims", "in_axes")
     out_dims = _one_spelling(out_dims, out_axes, "out_dims", "out_axes")
     _check_dims_spec(in_dims, "in_dims")
@@ -310,6 +314,22 @@ def _has_dask_leaf(leaves, dims):
     """Whether a batched argument is a Dask array (vmap then builds a Dask graph: dask.py)."""
     array_type = sys.modules["dask.array"].Array
     return any(d is not None and isinstance(x, array_type) for x, d in zip(leaves, dims))
+
+
+def _refuse_peer_options(randomness, axis_name):
+    """torch.func's randomness= and JAX's axis_name= have no meaning here: say what does."""
+    if randomness is not None:
+        raise TypeError(
+            f"vmap: randomness={randomness!r} is not supported: functorch_lite draws random "
+            "numbers from explicit keys (functorch_lite.random), never from a global state. For "
+            "different draws per example pass a batch of keys (random.split(key, batch_size)) "
+            "as a batched argument; for the same draws ('same') pass one key with in_dims None "
+            "or close over it")
+    if axis_name is not None:
+        raise TypeError(
+            f"vmap: axis_name={axis_name!r} is not supported: there are no collectives "
+            "(psum, pmean, all_gather) over a named axis. Return the per-example values "
+            "(out_dims=0) and reduce over axis 0 outside vmap, e.g. fnp.mean(out, axis=0)")
 
 
 def _one_spelling(torch_value, jax_value, torch_name, jax_name):

@@ -1,0 +1,4 @@
+"""scipy.sparse's solvers (as jax.scipy.sparse): `linalg.cg`."""
+from . import linalg  # noqa: F401
+
+__all__ = ["linalg"]
