@@ -246,3 +246,13 @@ def test_checkpoint_inside_a_scan_body_recomputes_each_step(remat):
     assert KERNEL_CALLS["n"] == (12 if remat else 6)
     np.testing.assert_allclose(g, ft.grad(lambda h0, xs: ft.scan(body, h0, xs)[0].sum())(h0, xs),
                                rtol=1e-14)
+
+
+def test_python_while_on_a_batched_value_points_to_while_loop():
+    def python_newton_sqrt(a):
+        x_prev, x = a, 0.5 * (a + 1.0)
+        while fnp.abs(x_prev - x) > 1e-10:
+            x_prev, x = x, 0.5 * (x + a / x)
+        return x
+    with pytest.raises(TypeError, match="ft.while_loop"):
+        ft.vmap(python_newton_sqrt)(A)
