@@ -36,6 +36,7 @@ import numpy as np
 import optree
 
 from . import numpy as fnp
+from .jit import loops
 from .jit.trace import TraceTensor, TracerConversionError
 from .ops.elementwise import stop_gradient
 from .tensor import TransformTensor
@@ -284,20 +285,38 @@ def while_loop(cond_fun, body_fun, init_val):
         ...     np.array([1, 3, 20]))
         array([16, 12, 20])
     """
-    val = init_val
-    while True:
+    def checked_cond(val):
         pred = cond_fun(val)
         _check_predicate(pred, "while_loop", "the output of cond_fun", "b")
+        return pred
+
+    def checked_body(val):
+        new = body_fun(val)
+        _check_carry("while_loop", init_val, new)
+        return new
+
+    if loops.tracing_at_top():  # Note [compiled loops] in jit/loops.py
+        out = loops.while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body)
+        if out is not None:
+            return out
+    val = init_val
+    while True:
+        pred = checked_cond(val)
         kind, bottom = _inspect(pred)
         if kind == "traced":
             raise TracerConversionError(
-                "while_loop: under ft.jit the loop's predicate depends on traced values, so its "
-                "trip count is not known while tracing. Use fori_loop or scan with a static "
-                "trip count, or mark the values that decide it static (static_argnums)")
+                "while_loop: under ft.jit the loop's predicate depends on traced values, and "
+                + ("its body could not be compiled as a loop (Python control flow or a "
+                   "conversion on a value that changes between iterations, or a carry whose "
+                   "shape or dtype changes)" if loops.tracing_at_top() else
+                   "a transform runs between ft.jit and the loop (jit(vmap(f)), jit(grad(f))): "
+                   "such loops are not compiled yet")
+                + ". Use fori_loop or scan with a static trip count, mark the values that "
+                "decide the trip count static (static_argnums), or call the transform without "
+                "ft.jit")
         if not bool(bottom if kind == "value" else fnp.any(bottom)):
             return _arrays(val)
-        new = body_fun(val)
-        _check_carry("while_loop", init_val, new)
+        new = checked_body(val)
         val = new if kind == "value" else _select(pred, new, val)
 
 
@@ -332,11 +351,18 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         _check_predicate(bound, "fori_loop", role, "iu")
     (kind_lo, lo), (kind_hi, hi) = _inspect(lower), _inspect(upper)
     if kind_lo == kind_hi == "value":
-        val = init_val
-        for i in range(int(lo), int(hi)):
+        def checked_body(i, val):
             new = body_fun(i, val)
             _check_carry("fori_loop", init_val, new)
-            val = new
+            return new
+
+        if loops.tracing_at_top():  # Note [compiled loops] in jit/loops.py
+            out = loops.fori_loop(int(lo), int(hi), body_fun, init_val, checked_body)
+            if out is not None:
+                return out
+        val = init_val
+        for i in range(int(lo), int(hi)):
+            val = checked_body(i, val)
         return _arrays(val)
     _, val = while_loop(lambda c: c[0] < upper, lambda c: (c[0] + 1, body_fun(*c)),
                         (lower, init_val))
@@ -374,6 +400,11 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """
     xs_leaves, xs_spec = optree.tree_flatten(xs)
     n = _scan_length(xs_leaves, length)
+    if loops.tracing_at_top():  # Note [compiled loops] in jit/loops.py
+        out = loops.scan(lambda c, x: _scan_step(f, init, c, x), init, xs_leaves, xs_spec, n,
+                         reverse, f)
+        if out is not None:
+            return out
     carry, ys = init, []
     for i in (range(n - 1, -1, -1) if reverse else range(n)):
         carry, y = _scan_step(f, init, carry, xs_spec.unflatten([x[i] for x in xs_leaves]))

@@ -235,10 +235,101 @@ def test_jit_cond_and_switch_on_traced_predicates():
         assert_tree_close(jitted(x), f(x), rtol=1e-14)
 
 
-def test_jit_while_loop_on_a_traced_predicate_is_refused_with_a_way_out():
-    jitted = ft.jit(lambda x: ft.while_loop(lambda v: v < 10, lambda v: 2 * v, x))
+def newton_sqrt(a):
+    def cond_fun(c):
+        return fnp.abs(c[0] - c[1]) > 1e-12 * c[1]
+
+    def body_fun(c):
+        return c[1], 0.5 * (c[1] + a / c[1])
+    return ft.while_loop(cond_fun, body_fun, (a, 0.5 * (a + 1.0)))[1]
+
+
+def test_jit_while_loop_on_a_traced_predicate_is_one_loop_equation():
+    """Note [compiled loops]: the trip count is decided on each call, not at trace time."""
+    jitted = ft.jit(newton_sqrt)
+    for a in (2.0, 9.0, 1e6, 0.01):   # different trip counts, one trace
+        got = jitted(np.array(a))
+        assert got == newton_sqrt(np.array(a))
+    assert jitted.traces == 1
+    program = ft.make_graph(newton_sqrt)(np.array(2.0)).optimized
+    assert [e.op.name for e in program.eqns].count("while_loop[body_fun]") == 1
+
+
+def test_jit_scan_is_one_equation_whatever_the_trip_count():
+    w = RNG.standard_normal((4, 4)) * 0.5
+
+    def f(h0, xs):   # w is a closure constant, h0 and xs traced
+        def step(h, x):
+            h = np.tanh(h @ w + x)
+            return h, {"s": h.sum(), "h": h}
+        return ft.scan(step, h0, xs, reverse=True)
+    sizes = []
+    for n in (3, 300):
+        h0, xs = RNG.standard_normal(4), RNG.standard_normal((n, 4))
+        sizes.append(len(ft.make_graph(f)(h0, xs).traced))
+        jitted = ft.jit(f)
+        for _ in range(2):
+            assert_tree_close(jitted(h0, xs), f(h0, xs), rtol=0, atol=0)
+            h0 = h0 + 1.0
+    assert sizes == [1, 1]
+
+
+def test_jit_loops_reading_traced_arguments_from_closures():
+    def f(w, b, h0, n_static):
+        h = ft.fori_loop(0, n_static, lambda i, h: np.tanh(h @ w + b * i), h0)
+        return ft.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * b.sum()), (0, h))
+    jitted = ft.jit(f, static_argnums=3)
+    for _ in range(2):
+        w, b, h0 = RNG.standard_normal((3, 3)) * 0.5, RNG.standard_normal(3), RNG.standard_normal(3)
+        assert_tree_close(jitted(w, b, h0, 5), f(w, b, h0, 5), rtol=1e-15)
+    eqns = [e.op.name for e in jitted.lower(w, b, h0, 5).optimized.eqns]
+    assert any(n.startswith("fori_loop[") for n in eqns)
+    assert any(n.startswith("while_loop[") for n in eqns)
+
+
+def test_jit_nested_loops():
+    def f(x):
+        def outer(i, v):
+            inner, _ = ft.scan(lambda c, y: (c * 0.9 + y * x.sum(), None), v, x)
+            return ft.cond(inner.sum() > 0, lambda u: u - 1.0, lambda u: u + 1.0, inner)
+        return ft.fori_loop(0, 4, outer, x[0])
+    jitted = ft.jit(f)
+    for _ in range(3):
+        x = RNG.standard_normal((5, 2))
+        np.testing.assert_allclose(jitted(x), f(x), rtol=1e-14)
+
+
+def test_jit_loop_outputs_are_fresh_arrays():
+    f = ft.jit(lambda w, x: ft.fori_loop(0, 3, lambda i, c: (c[0], c[1] + c[0]), (w, x)))
+    w, x = np.ones(2), np.zeros(2)
+    out_w, out_x = f(w, x)
+    assert out_w is not w and not np.shares_memory(out_w, w)
+    out_w[:] = 7.0
+    assert (w == 1.0).all() and (f(w, x)[1] == 3.0).all()
+    twice = ft.jit(lambda x: ft.scan(lambda c, y: ((c[0] + y, c[0] + y), None), (x[0], x[0]), x))
+    a, b = twice(np.ones((3, 2)))[0]
+    assert not np.shares_memory(a, b)
+
+
+def test_jit_loops_that_cannot_compile_are_recorded_step_by_step():
+    table = np.arange(5.0)
+    # the index reads a NumPy array (a conversion): the loop unrolls, as before
+    g = ft.jit(lambda x: ft.fori_loop(0, 5, lambda i, v: v + table[i], x))
+    np.testing.assert_allclose(g(np.zeros(2)), 10.0)
+    # a Python float carry meeting float32 arrays: eager NumPy's weak typing is kept
+    x32 = np.ones(3, np.float32)
+    h = lambda x: ft.fori_loop(0, 3, lambda i, c: c + x.sum(), 0.0)
+    assert ft.jit(h)(x32).dtype == h(x32).dtype == np.float32
+
+
+def test_jit_while_loop_that_cannot_compile_is_refused_with_a_way_out():
+    def branchy(v):   # Python control flow on the carry
+        return v * 2 if float(v) < 5 else v * 3
+    jitted = ft.jit(lambda x: ft.while_loop(lambda v: v < 10, branchy, x))
     with pytest.raises(ft.TracerConversionError, match="fori_loop or scan"):
         jitted(np.array(1.0))
+    with pytest.raises(ft.TracerConversionError, match="a transform runs between ft.jit"):
+        ft.jit(ft.vmap(newton_sqrt))(np.array([2.0, 3.0]))
 
 
 def test_jit_while_loop_on_a_static_predicate():
