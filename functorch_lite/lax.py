@@ -21,10 +21,12 @@ being transformed (a weight matrix under grad, a batched input under vmap) work 
   example (`where` on each output leaf); while_loop runs while any example's predicate holds and
   freezes the finished ones (`where(pred, body(x), x)`), JAX's batching rule. So
   `vmap(grad(newton_sqrt))` over a data-dependent fixed point works.
-- Under ft.jit a predicate computed from traced values is not known while tracing: cond and
-  switch record every branch and a select (the same values); scan and fori_loop unroll into the
-  program; a while_loop on a traced predicate cannot be recorded and is refused, naming
-  fori_loop/scan (whose trip counts are static).
+- Under ft.jit with no transform between the trace and the loop, scan, fori_loop and
+  while_loop become one loop equation around their traced body (Note [compiled loops] in
+  jit/loops.py). Otherwise the loops are recorded step by step, as Python loops are; a
+  while_loop whose predicate depends on traced values then has no recording and is refused,
+  naming fori_loop/scan. A predicate computed from traced values is not known while tracing:
+  cond and switch record every branch and a select (the same values).
 
 Each iteration's carry is checked against the initial one (pytree structure, shapes, dtypes),
 and so are the outputs of the branches that run together; a mismatch is a TypeError naming the
@@ -261,8 +263,9 @@ def while_loop(cond_fun, body_fun, init_val):
     Under vmap with a predicate that differs between examples the loop runs until every
     example's predicate is false; an example whose predicate is false keeps its value (JAX's
     rule). Unlike JAX, reverse mode works: grad differentiates the iterations that ran. Under
-    ft.jit a predicate computed from traced values is refused (use fori_loop or scan, whose trip
-    count is static). See Note [control flow under the transforms].
+    ft.jit the loop compiles to one loop equation that decides its trip count on each call
+    (refused when the body cannot be traced on its own or a transform runs between ft.jit and
+    the loop). See Note [control flow under the transforms].
 
     Args:
         cond_fun: `cond_fun(val)` -> a scalar bool.
@@ -275,7 +278,7 @@ def while_loop(cond_fun, body_fun, init_val):
     Raises:
         TypeError: cond_fun does not return a scalar bool, body_fun changes the structure,
             shape or dtype of the value (the message names the leaf), or (TracerConversionError)
-            the predicate depends on traced values under ft.jit.
+            the predicate depends on traced values under ft.jit and the loop cannot compile.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -375,6 +378,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     Runs `carry, y = f(carry, x)` for each slice x of xs (pytrees; None when there is nothing
     to scan, then give length) and returns the final carry and the ys stacked along a new
     leading axis. reverse=True runs from the last slice to the first (ys stay in xs's order).
+    Under ft.jit it compiles to one loop around the traced body (Note [compiled loops]).
 
     Args:
         f: `f(carry, x)` -> (carry, y); the carry keeps its structure, shapes and dtypes.

@@ -337,3 +337,17 @@ def test_jit_while_loop_on_a_static_predicate():
                                                lambda c: (c[0] + 1, c[1] * x), (0, x)),
                     static_argnums=1)
     np.testing.assert_allclose(jitted(np.array(1.5), 3)[1], 1.5 ** 4)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(0, 6), d=st.integers(1, 3), reverse=st.booleans(), lo=st.integers(-2, 2))
+def test_jit_compiled_loops_equal_eager_bitwise(n, d, reverse, lo):
+    def f(carry, xs, x):
+        carry, ys = ft.scan(rnn_step, carry, xs, reverse=reverse)
+        v = ft.fori_loop(lo, lo + n, lambda i, v: np.sin(v) * i + carry["h"], x)
+        return carry, ys, v
+    jitted = ft.jit(f)
+    for _ in range(2):
+        carry, xs = rnn_inputs(n, d)
+        x = RNG.standard_normal(d)
+        assert_tree_close(jitted(carry, xs, x), f(carry, xs, x), rtol=0, atol=0)
