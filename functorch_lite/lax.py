@@ -410,8 +410,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         if out is not None:
             return out
     carry, ys = init, []
+    # one op slices each leaf (reverse mode then stacks the slices' cotangents once)
+    slices = [fnp.unstack(x) if isinstance(x, TransformTensor) else x for x in xs_leaves]
     for i in (range(n - 1, -1, -1) if reverse else range(n)):
-        carry, y = _scan_step(f, init, carry, xs_spec.unflatten([x[i] for x in xs_leaves]))
+        carry, y = _scan_step(f, init, carry, xs_spec.unflatten([x[i] for x in slices]))
         ys.append(y)
     if n == 0:  # no step ran: one call on zero slices gives the ys' structure and types
         zeros = [fnp.zeros(_scalar_shape(x)[1:], dtype=_dtype(x), like=x) for x in xs_leaves]
