@@ -411,7 +411,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
             return out
     carry, ys = init, []
     # one op slices each leaf (reverse mode then stacks the slices' cotangents once)
-    slices = [fnp.unstack(x) if isinstance(x, TransformTensor) else x for x in xs_leaves]
+    slices = [fnp.unstack(x) if n and isinstance(x, TransformTensor) else x for x in xs_leaves]
     for i in (range(n - 1, -1, -1) if reverse else range(n)):
         carry, y = _scan_step(f, init, carry, xs_spec.unflatten([x[i] for x in slices]))
         ys.append(y)

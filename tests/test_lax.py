@@ -351,3 +351,10 @@ def test_jit_compiled_loops_equal_eager_bitwise(n, d, reverse, lo):
         carry, xs = rnn_inputs(n, d)
         x = RNG.standard_normal(d)
         assert_tree_close(jitted(carry, xs, x), f(carry, xs, x), rtol=0, atol=0)
+
+
+def test_jit_unstack_of_an_empty_axis():
+    """A multiple-results op with no results (simplify used to read its first output)."""
+    f = ft.jit(lambda x: (fnp.unstack(x), x.sum()))
+    slices, total = f(np.zeros((0, 3)))
+    assert slices == () and total == 0.0
