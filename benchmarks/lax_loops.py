@@ -5,7 +5,8 @@ step (unrolled), and against a hand-written NumPy loop, in one run.
 Rows: an RNN scan (tanh(h @ W + x), d=16) over n steps, and a Newton square root by while_loop
 (only the compiled form exists: an unrolled while_loop cannot be traced). Columns: first-call
 latency (trace + passes + code generation + one run) and the median call time as a ratio to the
-hand-written NumPy loop.
+hand-written NumPy loop. Last, eager grad of the RNN's loss with respect to W and xs per step,
+which stays flat as n grows (reverse mode through a scan is linear in the trip count).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/lax_loops.py [--steps 100 2000] [--repeats 20]
 """
@@ -98,6 +99,11 @@ def main():
         print(f"{f'RNN scan, {n} steps':28} {base:10.0f} {compile_ms:11.1f} "
               f"{median_us(jitted, args, opts.repeats) / base:8.2f} {unrolled_ms:20.1f} "
               f"{median_us(jitted_unrolled, args, opts.repeats) / base:8.2f}")
+    for n in opts.steps:
+        xs = rng.standard_normal((n, 16))
+        g = ft.grad(lambda w, xs: rnn(w, h0, xs)[1].sum(), argnums=(0, 1))
+        print(f"{f'eager grad of RNN scan, {n}':28} "
+              f"{median_us(g, (w, xs), max(3, opts.repeats // 5)) / n:10.1f} us per step")
     a = np.array(1e6)
     base = median_us(newton_numpy, (a,), opts.repeats)
     compile_ms, jitted = first_call_ms(newton_sqrt, (a,))

@@ -71,6 +71,9 @@ def _scalar_shape(x):
     return tuple(getattr(x, "shape", np.shape(x)))
 
 
+_KIND_NAMES = {"b": "boolean", "iu": "integer", "biufc": "bool or number"}
+
+
 def _check_predicate(p, what, role, kinds):
     """p must be a scalar whose dtype kind is in `kinds` (JAX's checks on pred and index)."""
     shape = _scalar_shape(p)
@@ -78,9 +81,8 @@ def _check_predicate(p, what, role, kinds):
         raise TypeError(f"{what}: {role} must be a scalar, got a value of shape {shape}")
     dt = _dtype(p)
     if dt is None or dt.kind not in kinds:
-        raise TypeError(f"{what}: {role} must be a scalar of kind "
-                        f"{'boolean' if kinds == 'b' else 'integer' if kinds == 'iu' else 'bool or number'}"
-                        f", got {dt if dt is not None else type(p).__name__}")
+        raise TypeError(f"{what}: {role} must be a scalar of kind {_KIND_NAMES[kinds]}, got "
+                        f"{dt if dt is not None else type(p).__name__}")
 
 
 # -- avals: shape, dtype and weak typing of a leaf ---------------------------------------------

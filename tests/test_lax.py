@@ -189,7 +189,8 @@ def test_scan_length_errors(xs, length, message):
 
 
 def test_predicate_errors():
-    with pytest.raises(TypeError, match=r"cond: pred must be a scalar, got a value of shape \(2,\)"):
+    with pytest.raises(TypeError, match=r"cond: pred must be a scalar, got a value of shape "
+                                        r"\(2,\)"):
         ft.cond(np.array([True, False]), lambda: 1, lambda: 2)
     with pytest.raises(TypeError, match="cond_fun must be a scalar of kind boolean, got float64"):
         ft.while_loop(lambda v: v, lambda v: v, np.array(1.0))
