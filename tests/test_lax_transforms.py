@@ -256,3 +256,30 @@ def test_python_while_on_a_batched_value_points_to_while_loop():
         return x
     with pytest.raises(TypeError, match="ft.while_loop"):
         ft.vmap(python_newton_sqrt)(A)
+
+
+# -- device arrays (device_sim always, CuPy with a GPU) -----------------------------------------
+
+def _device_run(dxp, run, *args):
+    """run on NumPy inputs and on their device copies: device arrays equal to the NumPy run."""
+    import optree
+    want = run(*args)
+    got = run(*optree.tree_map(dxp.asarray, args))
+    for g, w in zip(optree.tree_leaves(got), optree.tree_leaves(want)):
+        assert not isinstance(g, (np.ndarray, np.generic)), f"a {type(g).__name__} came back"
+        host = g.get() if hasattr(g, "get") else np.asarray(g)
+        np.testing.assert_allclose(host, w, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_loops_on_device_arrays(dxp, jit):
+    wrap = ft.jit if jit else (lambda f: f)
+    h0, xs = RNG.standard_normal(3), RNG.standard_normal((4, 3))
+    _device_run(dxp, wrap(rnn_loss), W, h0, xs)
+    _device_run(dxp, wrap(rnn_loss_closure), W, h0, xs)
+    _device_run(dxp, wrap(ft.grad(rnn_loss)), W, h0, xs)
+    _device_run(dxp, wrap(newton_sqrt), np.array(7.0))
+    if not jit:  # under ft.jit a vmapped while_loop on traced values is refused
+        _device_run(dxp, ft.vmap(ft.grad(newton_sqrt)), A)
+    _device_run(dxp, wrap(lambda x: ft.fori_loop(0, 3, lambda i, v: np.sin(v) * i, x)), xs)
+    _device_run(dxp, wrap(lambda x: lax.switch(fnp.argmax(x), [np.sin, np.cos, np.exp], x)), h0)

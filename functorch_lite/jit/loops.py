@@ -17,9 +17,10 @@ The loop falls back to being recorded step by step (lax.py's Python loops) when 
 be traced on its own: Python control flow or a conversion on a value that changes between
 iterations (the loop index included: `table[i]` on a NumPy array), a carry whose shape or dtype
 the body changes, or a Python number in the carry (or fori_loop's index) meeting arrays of less
-than 64-bit precision: a Python number is weakly typed in eager NumPy, while a compiled carry is
-a 0-d array, so promotion could differ from the eager call there. The loop equation's outputs
-are fresh arrays, never one of its operands.
+than 64-bit precision: a Python number is weakly typed in eager NumPy, while the body is traced
+(and the compiled index passed) as a 64-bit NumPy scalar, so promotion could differ from the
+eager call there; among 64-bit dtypes both promote alike. The loop equation's outputs are fresh
+arrays, never one of its operands.
 """
 import numpy as np
 import optree
@@ -98,13 +99,13 @@ class _Body:
 
 
 def _carry_operands(leaves):
-    """(operands, trace-time values, avals, weak) of the carry leaves: a Python number becomes a
-    0-d array (`weak` says one did)."""
-    operands, values, weak = [], [], False
+    """(operands, trace-time values, avals, weak) of the carry leaves. A Python number stays an
+    operand as it is (the first step sees it as eager code does) and is traced as a NumPy scalar
+    (which mixes with device arrays); `weak` says there was one."""
+    operands, values, weak = list(leaves), [], False
     for x in leaves:
         if not (isinstance(x, TraceTensor) or hasattr(x, "dtype")):
-            x, weak = np.asarray(x), True
-        operands.append(x)
+            x, weak = np.asarray(x)[()], True
         values.append(x.value if isinstance(x, TraceTensor) else x)
     avals = [(tuple(v.shape), np.dtype(v.dtype)) for v in values]
     return operands, values, avals, weak
@@ -179,7 +180,7 @@ def fori_loop(lower, upper, body_fun, init_val, checked_body):
     def flat_body(i, *leaves):
         return init_spec.flatten_up_to(checked_body(i, init_spec.unflatten(leaves)))
 
-    body = _traced(flat_body, [np.asarray(lower, dtype=np.int64)] + values,
+    body = _traced(flat_body, [np.int64(lower)] + values,
                    ["the loop index"] + ["carry"] * nc)
     if body is None or not body.fits(avals, weak=True):   # the index is a weak Python int
         return None
@@ -187,8 +188,8 @@ def fori_loop(lower, upper, body_fun, init_val, checked_body):
     def kernel(xp, *ops, lower, upper):
         fn = body.compiled(xp)
         carry, consts = list(ops[:nc]), ops[nc:]
-        for i in xp.arange(lower, upper, dtype=xp.int64):
-            carry = fn(i, *carry, *consts)
+        for i in range(lower, upper):
+            carry = fn(np.int64(i), *carry, *consts)
         return _fresh(carry, ops)
 
     op = Op(f"fori_loop[{_name(body_fun)}]", kernel, multiple_results=True)
