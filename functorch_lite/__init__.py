@@ -26,6 +26,8 @@ from .transforms.custom import custom_vjp, custom_jvp
 from .transforms.checkpoint import checkpoint, remat, checkpoint_policies
 from .rule_checks import RuleError
 from .jit import jit, make_graph, TracerConversionError
+from . import lax  # noqa: F401
+from .lax import scan, fori_loop, while_loop, cond
 
 _install_array_methods()
 
@@ -35,6 +37,8 @@ __all__ = [
     "vmap", "grad", "grad_and_value", "value_and_grad", "vjp", "jvp", "linearize", "jacrev",
     "jacfwd", "hessian", "custom_vjp", "custom_jvp", "stop_gradient", "jit", "make_graph",
     "checkpoint", "remat", "checkpoint_policies",
+    # structured control flow (also in the lax namespace, with switch and map)
+    "scan", "fori_loop", "while_loop", "cond",
     # extension API
     "defop", "Op", "OPS", "register_batch_rule", "Tensor", "TransformTensor", "Interpreter",
     "BatchedTensor", "GradTensor", "DualTensor", "float0", "reset_level_stack",
@@ -44,5 +48,5 @@ __all__ = [
     # errors
     "EscapedWrapperError", "DeviceMismatchError", "TracerConversionError", "RuleError",
     # namespaces
-    "numpy", "nn", "tree", "random", "optim",
+    "numpy", "nn", "tree", "random", "optim", "lax",
 ]

@@ -54,6 +54,15 @@ def concatenate_batch_rule(args, bdims, axis=0):
     return sh.concatenate(*parts, axis=physical_axis(normalize_axis(axis, rank), dest)), dest
 
 
+@sh.unstack.def_batch_rule
+def unstack_batch_rule(args, bdims, axis=0):
+    """The slices along the physical axis; each keeps the batch dim, shifted past the axis."""
+    x, bdim = args[0], bdims[0]
+    ax = physical_axis(axis, bdim)
+    outs = sh.unstack(x, axis=ax)
+    return outs, (bdim if bdim < ax else bdim - 1,) * len(outs)
+
+
 @sh.pad.def_batch_rule
 def pad_batch_rule(args, bdims, pad_width, constant_values=0):
     x, bdim = args[0], bdims[0]

@@ -7,6 +7,14 @@ for _op in (sh.reshape, sh.transpose, sh.broadcast_to, sh.diagonal, sh.roll):
 def_variadic_linear(sh.concatenate)
 
 
+@sh.unstack.def_jvp
+def unstack_jvp(primals, tangents, axis=0):
+    """Linear: the slices of the tangent."""
+    out = sh.unstack(primals[0], axis=axis)
+    t, = tangents
+    return out, None if t is None else sh.unstack(t, axis=axis)
+
+
 @sh.pad.def_jvp
 def pad_jvp(primals, tangents, pad_width, constant_values=0):
     """The padding is a constant: the tangent is padded with zeros."""

@@ -27,18 +27,6 @@ def defvjp(op, *per_operand):
     return rule
 
 
-def defvjp_variadic(op, fn):
-    """Register a rule for an op with any number of operands: fn(i, g, out, *primals, **params)
-    gives operand i's cotangent."""
-    def rule(ct, primals, out, needed=None, **params):
-        return tuple(None if needed is not None and not needed[i]
-                     else fn(i, ct, out, *primals, **params) for i in range(len(primals)))
-    rule.takes_needed = True
-    rule.__name__ = f"{op.name}_vjp"
-    op.def_vjp(rule)
-    return rule
-
-
 def shape_of(x):
     return tuple(getattr(x, "shape", ()))
 

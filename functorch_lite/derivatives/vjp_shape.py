@@ -5,7 +5,7 @@ from .. import numpy as fnp
 from ..ops import shape as sh
 from ..numpy._util import xp_of
 from ..ops.indexing import ARRAY, scatter
-from .vjp_helpers import defvjp, defvjp_variadic, shape_of
+from .vjp_helpers import defvjp, shape_of
 
 
 def _transpose_vjp(g, out, x, axes=None):
@@ -16,17 +16,37 @@ def _transpose_vjp(g, out, x, axes=None):
     return sh.transpose(g, axes=inverse)
 
 
-def _concatenate_vjp(i, g, out, *xs, axis=0):
-    """The slice of g that operand i filled."""
-    if axis is None:
-        sizes = [int(np.prod(shape_of(x), dtype=np.int64)) for x in xs]
-        start = sum(sizes[:i])
-        return sh.reshape(g[start:start + sizes[i]], shape=shape_of(xs[i]))
-    nd = len(shape_of(xs[i]))
-    ax = axis % nd
-    start = sum(shape_of(x)[ax] for x in xs[:i])
-    index = (slice(None),) * ax + (slice(start, start + shape_of(xs[i])[ax]),)
-    return g[index]
+def _concatenate_vjp(g, xs, out, needed=None, *, axis=0):
+    """The slice of g that each operand filled; the offsets are summed once, so the rule is
+    linear in the number of operands (a scan's stacked outputs have one per step)."""
+    cts, start = [], 0
+    for i, x in enumerate(xs):
+        shape = shape_of(x)
+        if axis is None:
+            size = int(np.prod(shape, dtype=np.int64))
+            piece = (sh.reshape(g[start:start + size], shape=shape)
+                     if needed is None or needed[i] else None)
+        else:
+            ax = axis % len(shape)
+            size = shape[ax]
+            piece = (g[(slice(None),) * ax + (slice(start, start + size),)]
+                     if needed is None or needed[i] else None)
+        cts.append(piece)
+        start += size
+    return tuple(cts)
+
+
+_concatenate_vjp.takes_needed = True
+
+
+def _unstack_vjp(ct, primals, out, axis=0):
+    """The slices' cotangents stacked back along the axis, zeros for those that got none: one
+    op however many slices (a scan slices its xs once)."""
+    x, = primals
+    if not out:
+        return (fnp.zeros(shape_of(x), dtype=x.dtype, like=x),)
+    return (fnp.stack([fnp.zeros(shape_of(o), dtype=x.dtype, like=x) if c is None else c
+                       for c, o in zip(ct, out)], axis=axis),)
 
 
 def _pad_vjp(g, out, x, pad_width, constant_values=0):
@@ -62,7 +82,8 @@ defvjp(sh.reshape, lambda g, o, x, shape, order="C": sh.reshape(g, shape=shape_o
                                                                   order=order))
 defvjp(sh.transpose, _transpose_vjp)
 defvjp(sh.broadcast_to, lambda g, o, x, shape: g)  # summed down by reverse mode
-defvjp_variadic(sh.concatenate, _concatenate_vjp)
+sh.concatenate.def_vjp(_concatenate_vjp)
+sh.unstack.def_vjp(_unstack_vjp)
 defvjp(sh.pad, _pad_vjp)
 defvjp(sh.diagonal, _diagonal_vjp)
 defvjp(sh.roll, _roll_vjp)

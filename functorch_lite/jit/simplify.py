@@ -131,6 +131,9 @@ def simplify(program):
     for eqn in program.eqns:
         if replaced:
             (eqn,), _ = substitute([eqn], [], replaced)
+        if not eqn.outs:  # a multiple-results op with no results (unstack of an empty axis)
+            kept.append(eqn)
+            continue
         out = eqn.outs[0]
         target = None
         for rule in _TABLE.get(eqn.op.name, ()):

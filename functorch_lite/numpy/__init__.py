@@ -19,7 +19,7 @@ from ._reductions import (  # noqa: F401
 from ._shape import (  # noqa: F401
     reshape, ravel, transpose, moveaxis, swapaxes, expand_dims, squeeze, broadcast_to,
     broadcast_shapes, broadcast_arrays, concatenate, stack, hstack, vstack, split, array_split,
-    flip, roll, tile, repeat, pad, diagonal, trace, tril, triu, atleast_1d, atleast_2d)
+    flip, roll, tile, repeat, pad, diagonal, trace, tril, triu, atleast_1d, atleast_2d, unstack)
 from ._indexing import (  # noqa: F401
     getitem, at, take, take_along_axis, put_along_axis, add_along_axis, nonzero, argwhere)
 from ._products import matmul, dot, vdot, inner, outer, tensordot, einsum  # noqa: F401

@@ -492,6 +492,34 @@ def split(ary, indices_or_sections, axis=0):
     return array_split(ary, indices_or_sections, axis)
 
 
+def unstack(x, /, *, axis=0):
+    """As numpy.unstack: the slices of `x` along `axis`, as a tuple.
+
+    One primitive however many slices: its reverse-mode rule stacks the slices' cotangents
+    once (indexing slice by slice would scatter into a zero array per slice).
+
+    Args:
+        x: an array of at least one dimension.
+        axis: the axis to slice along.
+
+    Returns:
+        A tuple of x.shape[axis] arrays, each of x's shape without that axis.
+
+    Raises:
+        ValueError: x is 0-d.
+        numpy.exceptions.AxisError: axis out of range.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.unstack(np.array([[1, 2], [3, 4]]), axis=1)
+        (array([1, 3]), array([2, 4]))
+    """
+    x = as_operand(x)
+    if ndim(x) == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    return sh.unstack(x, axis=normalize_axis(axis, ndim(x)))
+
+
 def flip(m, axis=None):
     """As numpy.flip: `m` reversed along `axis` (all axes by default).
 

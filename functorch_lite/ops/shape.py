@@ -65,3 +65,6 @@ pad = defop("pad", lambda xp, x, pad_width, constant_values=0:
 diagonal = defop("diagonal", lambda xp, x, offset=0, axis1=0, axis2=1:
                  xp.diagonal(x, offset, axis1, axis2))
 roll = defop("roll", lambda xp, x, shift, axis=None: xp.roll(x, shift, axis))
+unstack = defop("unstack", lambda xp, x, axis=0: tuple(xp.moveaxis(x, axis, 0)),
+                multiple_results=True, numpy_impl=getattr(np, "unstack", None),  # NumPy >= 2.1
+                doc="The slices of x along `axis` (non-negative), a tuple of views.")

@@ -59,6 +59,8 @@ SHAPE = [
                              S([_a(r), _a(r)]), S([_a(r, 2, dtype=F32), _a(r, 2, dtype=F32)])]),
     _op("split", lambda r: [S(_a(r, 6, 2), 3), S(_a(r, 6, 2), [1, 4]), S(_a(r, 2, 6), 2, axis=1),
                             S(_a(r, 4, dtype=F32), 2)]),
+    _op("unstack", lambda r: [S(_a(r, 3, 2)), S(_a(r, 2, 3), axis=1), S(_a(r, 2, 3, 4), axis=-1),
+                              S(_a(r, 4)), S(_a(r, 2, 0)), S(_a(r, 2, 3, dtype=F32), axis=1)]),
     _op("array_split", lambda r: [S(_a(r, 7), 3), S(_a(r, 2, 5), [1, 3], axis=-1),
                                   S(_a(r, 3, 2), 2), S(_a(r, 5, dtype=F32), 2)]),
     _op("flip", lambda r: [S(_a(r, 2, 3)), S(_a(r, 2, 3), 0), S(_a(r, 2, 3, 4), (0, 2)),

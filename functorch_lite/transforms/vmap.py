@@ -177,7 +177,8 @@ class VmapInterpreter(Interpreter):
             f"cannot convert a batched value under vmap (level {self.level}) to {what}: it "
             "holds a different value for each example. Python control flow on it ('if x > "
             "0:') cannot be batched; write it with fnp.where(cond, a, b) (or fnp.maximum, "
-            "fnp.clip, ...), and keep conversions outside the vmapped function."
+            "fnp.clip, ...) and branches and loops with ft.cond, ft.lax.switch and "
+            "ft.while_loop; keep conversions outside the vmapped function."
             + (" Indexing a plain NumPy array with a batched index (table[i]) converts the "
                "index: write fnp.take(table, i, axis=0) instead."
                if kind in ("array", "index") else ""))

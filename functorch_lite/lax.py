@@ -1,0 +1,493 @@
+"""Structured control flow with JAX's names and semantics: scan, fori_loop, while_loop, cond,
+switch and map (`functorch_lite.lax`, as `jax.lax`).
+
+Note [control flow under the transforms]
+----------------------------------------
+Each function runs the user's functions in a Python loop on whatever values it is given. The
+transforms see every op of every iteration through ordinary dispatch, so closures over values
+being transformed (a weight matrix under grad, a batched input under vmap) work unchanged, and:
+
+- grad, vjp and jvp record or push through the iterations as they run. Reverse mode keeps the
+  residuals of every iteration on its tape and walks them backwards (a reverse scan); an
+  `ft.checkpoint` inside the body compacts each iteration's segment as usual. A while_loop is
+  differentiable in reverse mode too (JAX refuses): its trip count is decided on the primal
+  values, and the derivative is that of the iterations that ran, which is the derivative of the
+  loop wherever the trip count is locally constant.
+- The only decisions made on values are the predicates of cond, switch and while_loop (and
+  fori_loop's bounds). `_inspect` looks through the wrappers of the predicate, down the level
+  stack, to the raw array below. A value that is the same for every example (a raw array, a
+  grad or jvp primal, an unbatched vmap value) decides in Python. A value batched by a running
+  vmap holds one predicate per example: cond and switch then run every branch and select per
+  example (`where` on each output leaf); while_loop runs while any example's predicate holds and
+  freezes the finished ones (`where(pred, body(x), x)`), JAX's batching rule. So
+  `vmap(grad(newton_sqrt))` over a data-dependent fixed point works.
+- Under ft.jit with no transform between the trace and the loop, scan, fori_loop and
+  while_loop become one loop equation around their traced body (Note [compiled loops] in
+  jit/loops.py). Otherwise the loops are recorded step by step, as Python loops are; a
+  while_loop whose predicate depends on traced values then has no recording and is refused,
+  naming fori_loop/scan. A predicate computed from traced values is not known while tracing:
+  cond and switch record every branch and a select (the same values).
+
+Each iteration's carry is checked against the initial one (pytree structure, shapes, dtypes),
+and so are the outputs of the branches that run together; a mismatch is a TypeError naming the
+leaf, as JAX's. A Python scalar in a carry is weakly typed: any dtype of its kind matches it.
+"""
+import numbers
+
+import numpy as np
+import optree
+
+from . import numpy as fnp
+from .jit import loops
+from .jit.trace import TraceTensor, TracerConversionError
+from .ops.elementwise import stop_gradient
+from .tensor import TransformTensor
+from .transforms._pytree import as_plain
+from .transforms.vmap import BatchedTensor, vmap
+
+__all__ = ["scan", "fori_loop", "while_loop", "cond", "switch", "map", "stop_gradient"]
+
+
+# -- predicates -------------------------------------------------------------------------------
+
+def _inspect(p):
+    """(kind, bottom) of a predicate or index. Note [control flow under the transforms].
+
+    kind "value": one value for every example, `bottom` the raw value; "batched": one value per
+    example of a running vmap, `bottom` the raw array holding every example's; "traced": known
+    only when an ft.jit program runs."""
+    x, batched = p, False
+    while isinstance(x, TransformTensor):
+        x._interpreter.check_alive(x)
+        if type(x) is TraceTensor:
+            return "traced", None
+        if type(x) is BatchedTensor and x.bdim is not None:
+            batched = True
+        x = x.value
+    return ("batched" if batched else "value"), x
+
+
+def _scalar_shape(x):
+    return tuple(getattr(x, "shape", np.shape(x)))
+
+
+_KIND_NAMES = {"b": "boolean", "iu": "integer", "biufc": "bool or number"}
+
+
+def _check_predicate(p, what, role, kinds):
+    """p must be a scalar whose dtype kind is in `kinds` (JAX's checks on pred and index)."""
+    shape = _scalar_shape(p)
+    if shape != ():
+        raise TypeError(f"{what}: {role} must be a scalar, got a value of shape {shape}")
+    dt = _dtype(p)
+    if dt is None or dt.kind not in kinds:
+        raise TypeError(f"{what}: {role} must be a scalar of kind {_KIND_NAMES[kinds]}, got "
+                        f"{dt if dt is not None else type(p).__name__}")
+
+
+# -- avals: shape, dtype and weak typing of a leaf ---------------------------------------------
+
+_PYTHON_KINDS = {bool: "b", int: "iu", float: "f", complex: "c"}
+
+
+def _dtype(x):
+    if isinstance(x, bool):
+        return np.dtype(bool)
+    if isinstance(x, numbers.Number) and not isinstance(x, np.generic):
+        return np.asarray(x).dtype
+    dt = getattr(x, "dtype", None)
+    return np.dtype(dt) if dt is not None else None
+
+
+def _weak_kinds(x):
+    """The dtype kinds a Python scalar leaf matches (weak typing), or None for an array."""
+    for t, kinds in _PYTHON_KINDS.items():
+        if type(x) is t:
+            return kinds
+    return None
+
+
+def _type_name(x):
+    shape = ",".join(str(d) for d in _scalar_shape(x))
+    if _weak_kinds(x) is not None:
+        return f"{type(x).__name__} (a Python scalar)"
+    return f"{_dtype(x)}[{shape}]"
+
+
+def _mismatch(a, b):
+    """Why leaf b cannot stand for leaf a ("the shapes do not match", ...), or None."""
+    if _scalar_shape(a) != _scalar_shape(b):
+        return "the shapes do not match"
+    wa, wb = _weak_kinds(a), _weak_kinds(b)
+    da, db = _dtype(a), _dtype(b)
+    if da is None or db is None:
+        return None if da == db else "one of them is not an array"
+    if wa is not None or wb is not None:
+        kinds = wa if wa is not None else wb
+        other = db if wa is not None else da
+        return None if other.kind in kinds else "the dtypes do not match"
+    return None if da == db else "the dtypes do not match"
+
+
+def _check_same_types(what, first, second, names):
+    """`second` must have the pytree structure, shapes and dtypes of `first`; `names` =
+    (the role of first, the role of second, the name of the tree's root)."""
+    in_role, out_role, root = names
+    paths, leaves, spec = optree.tree_flatten_with_path(first)
+    out_spec = optree.tree_structure(second)
+    if out_spec != spec:
+        raise TypeError(f"{what}: the {out_role} must have the pytree structure of the "
+                        f"{in_role}; the {in_role} is {spec} but the {out_role} is {out_spec}")
+    for path, a, b in zip(paths, leaves, optree.tree_leaves(second)):
+        problem = _mismatch(a, b)
+        if problem is not None:
+            where = root + "".join(f"[{p!r}]" for p in path)
+            raise TypeError(f"{what}: the {in_role} component {where} has type {_type_name(a)} "
+                            f"but the corresponding {out_role} component has type "
+                            f"{_type_name(b)}, so {problem}")
+
+
+def _check_carry(what, init, out):
+    _check_same_types(what, init, out, ("input carry", "output carry", "carry"))
+
+
+def _arrays(tree):
+    """`tree` with NumPy scalars (what NumPy gives for 0-d results) as 0-d arrays, as JAX and
+    the transforms return them."""
+    return optree.tree_map(as_plain, tree)
+
+
+def _select(pred, on_true, on_false):
+    """Per example: the leaves of on_true where pred holds, else those of on_false."""
+    return optree.tree_map(lambda t, f: fnp.where(pred, t, f), on_true, on_false)
+
+
+# -- cond and switch --------------------------------------------------------------------------
+
+def cond(pred, true_fun, false_fun, *operands):
+    """`true_fun(*operands)` if pred else `false_fun(*operands)` (jax.lax.cond).
+
+    With a pred that is the same for every example only the chosen branch runs. Under vmap with
+    a batched pred both branches run and each example takes its branch's outputs (the branches
+    must then return equal types); under ft.jit with a traced pred both branches are recorded
+    with a select. See Note [control flow under the transforms].
+
+    Args:
+        pred: a scalar bool (or number, true when nonzero).
+        true_fun: the branch taken where pred holds.
+        false_fun: the branch taken elsewhere.
+        *operands: the branches' arguments (pytrees).
+
+    Returns:
+        The chosen branch's output.
+
+    Raises:
+        TypeError: pred is not a scalar bool or number, a branch is not callable, or (when both
+            run) the branches' outputs differ in structure, shape or dtype.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.cond(True, lambda x: x + 1, lambda x: x - 1, np.array(1.0))
+        array(2.)
+        >>> ft.vmap(lambda p, x: ft.cond(p, np.sin, np.cos, x))(
+        ...     np.array([True, False]), np.zeros(2))
+        array([0., 1.])
+    """
+    for role, fun in (("true_fun", true_fun), ("false_fun", false_fun)):
+        if not callable(fun):
+            raise TypeError(f"cond: {role} must be callable, got a {type(fun).__name__}")
+    _check_predicate(pred, "cond", "pred", "biufc")
+    kind, bottom = _inspect(pred)
+    if kind == "value":
+        return _arrays((true_fun if bool(bottom) else false_fun)(*operands))
+    if _dtype(pred).kind != "b":
+        pred = fnp.not_equal(pred, 0)
+    on_true, on_false = true_fun(*operands), false_fun(*operands)
+    _check_same_types("cond", on_true, on_false,
+                      ("output of true_fun", "output of false_fun", "output"))
+    return _select(pred, on_true, on_false)
+
+
+def switch(index, branches, *operands):
+    """`branches[index](*operands)`, the index clamped to the branches (jax.lax.switch).
+
+    As `cond`: under vmap with a batched index every branch runs and each example takes its
+    own; under ft.jit with a traced index every branch is recorded with a select.
+
+    Args:
+        index: a scalar integer; below 0 it picks the first branch, past the end the last.
+        branches: a non-empty sequence of callables.
+        *operands: the branches' arguments (pytrees).
+
+    Returns:
+        The chosen branch's output.
+
+    Raises:
+        TypeError: index is not a scalar integer, branches is empty or holds a non-callable,
+            or (when several run) the branches' outputs differ in structure, shape or dtype.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> branches = [lambda x: x, lambda x: 2 * x, lambda x: 3 * x]
+        >>> ft.lax.switch(1, branches, np.array(5.0))
+        array(10.)
+        >>> ft.vmap(lambda i: ft.lax.switch(i, branches, np.array(5.0)))(np.array([0, 2, 7]))
+        array([ 5., 15., 15.])
+    """
+    branches = tuple(branches)
+    if not branches:
+        raise TypeError("switch: branches must be a non-empty sequence of callables")
+    for k, fun in enumerate(branches):
+        if not callable(fun):
+            raise TypeError(f"switch: branches[{k}] must be callable, got a "
+                            f"{type(fun).__name__}")
+    _check_predicate(index, "switch", "index", "iu")
+    kind, bottom = _inspect(index)
+    last = len(branches) - 1
+    if kind == "value":
+        return _arrays(branches[min(max(int(bottom), 0), last)](*operands))
+    outs = [fun(*operands) for fun in branches]
+    for k in range(1, len(outs)):
+        _check_same_types("switch", outs[0], outs[k],
+                          ("output of branches[0]", f"output of branches[{k}]", "output"))
+    index = fnp.clip(index, 0, last)
+    out = outs[last]
+    for k in range(last - 1, -1, -1):
+        out = _select(fnp.equal(index, k), outs[k], out)
+    return out
+
+
+# -- loops ------------------------------------------------------------------------------------
+
+def while_loop(cond_fun, body_fun, init_val):
+    """Repeat `val = body_fun(val)` while `cond_fun(val)` holds (jax.lax.while_loop).
+
+    Under vmap with a predicate that differs between examples the loop runs until every
+    example's predicate is false; an example whose predicate is false keeps its value (JAX's
+    rule). Unlike JAX, reverse mode works: grad differentiates the iterations that ran. Under
+    ft.jit the loop compiles to one loop equation that decides its trip count on each call
+    (refused when the body cannot be traced on its own or a transform runs between ft.jit and
+    the loop). See Note [control flow under the transforms].
+
+    Args:
+        cond_fun: `cond_fun(val)` -> a scalar bool.
+        body_fun: `body_fun(val)` -> the next val, of the same structure, shapes and dtypes.
+        init_val: the initial value (a pytree).
+
+    Returns:
+        The value for which cond_fun first fails.
+
+    Raises:
+        TypeError: cond_fun does not return a scalar bool, body_fun changes the structure,
+            shape or dtype of the value (the message names the leaf), or (TracerConversionError)
+            the predicate depends on traced values under ft.jit and the loop cannot compile.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.while_loop(lambda x: x < 10, lambda x: 2 * x, np.array(1))
+        array(16)
+        >>> ft.vmap(lambda x: ft.while_loop(lambda v: v < 10, lambda v: 2 * v, x))(
+        ...     np.array([1, 3, 20]))
+        array([16, 12, 20])
+    """
+    def checked_cond(val):
+        pred = cond_fun(val)
+        _check_predicate(pred, "while_loop", "the output of cond_fun", "b")
+        return pred
+
+    def checked_body(val):
+        new = body_fun(val)
+        _check_carry("while_loop", init_val, new)
+        return new
+
+    if loops.tracing_at_top():  # Note [compiled loops] in jit/loops.py
+        out = loops.while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body)
+        if out is not None:
+            return out
+    val = init_val
+    while True:
+        pred = checked_cond(val)
+        kind, bottom = _inspect(pred)
+        if kind == "traced":
+            raise TracerConversionError(
+                "while_loop: under ft.jit the loop's predicate depends on traced values, and "
+                + ("its body could not be compiled as a loop (Python control flow or a "
+                   "conversion on a value that changes between iterations, or a carry whose "
+                   "shape or dtype changes)" if loops.tracing_at_top() else
+                   "a transform runs between ft.jit and the loop (jit(vmap(f)), jit(grad(f))): "
+                   "such loops are not compiled yet")
+                + ". Use fori_loop or scan with a static trip count, mark the values that "
+                "decide the trip count static (static_argnums), or call the transform without "
+                "ft.jit")
+        if not bool(bottom if kind == "value" else fnp.any(bottom)):
+            return _arrays(val)
+        new = checked_body(val)
+        val = new if kind == "value" else _select(pred, new, val)
+
+
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+    """`val = body_fun(i, val)` for i in range(lower, upper) (jax.lax.fori_loop).
+
+    With bounds that are the same for every example, `i` is a Python int (a traced 0-d int64
+    array when ft.jit compiles the loop, Note [compiled loops]). Bounds batched under vmap make
+    it a while_loop over (i, val) with per-example trip counts (i then an array).
+
+    Args:
+        lower: the first index (an integer scalar).
+        upper: one past the last index.
+        body_fun: `body_fun(i, val)` -> the next val, of val's structure, shapes and dtypes.
+        init_val: the initial value (a pytree).
+        unroll: accepted for JAX compatibility; the loop runs in Python either way.
+
+    Returns:
+        The final value.
+
+    Raises:
+        TypeError: a bound that is not an integer scalar, or body_fun changes the structure,
+            shape or dtype of the value (the message names the leaf).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.fori_loop(0, 4, lambda i, x: x + i, np.array(0.0))
+        array(6.)
+        >>> ft.grad(lambda x: ft.fori_loop(0, 3, lambda i, y: y * x, 1.0))(2.0)
+        array(12.)
+    """
+    for role, bound in (("lower", lower), ("upper", upper)):
+        _check_predicate(bound, "fori_loop", role, "iu")
+    (kind_lo, lo), (kind_hi, hi) = _inspect(lower), _inspect(upper)
+    if kind_lo == kind_hi == "value":
+        def checked_body(i, val):
+            new = body_fun(i, val)
+            _check_carry("fori_loop", init_val, new)
+            return new
+
+        if loops.tracing_at_top():  # Note [compiled loops] in jit/loops.py
+            out = loops.fori_loop(int(lo), int(hi), body_fun, init_val, checked_body)
+            if out is not None:
+                return out
+        val = init_val
+        for i in range(int(lo), int(hi)):
+            val = checked_body(i, val)
+        return _arrays(val)
+    _, val = while_loop(lambda c: c[0] < upper, lambda c: (c[0] + 1, body_fun(*c)),
+                        (lower, init_val))
+    return val
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """Scan f over the leading axis of xs with a carry (jax.lax.scan).
+
+    Runs `carry, y = f(carry, x)` for each slice x of xs (pytrees; None when there is nothing
+    to scan, then give length) and returns the final carry and the ys stacked along a new
+    leading axis. reverse=True runs from the last slice to the first (ys stay in xs's order).
+    Under ft.jit it compiles to one loop around the traced body (Note [compiled loops]).
+
+    Args:
+        f: `f(carry, x)` -> (carry, y); the carry keeps its structure, shapes and dtypes.
+        init: the initial carry (a pytree).
+        xs: a pytree of arrays with one leading axis length, or None.
+        length: the number of steps (needed when xs is None; checked otherwise).
+        reverse: scan from the end.
+        unroll: accepted for JAX compatibility; the loop runs in Python either way.
+
+    Returns:
+        (final carry, stacked ys).
+
+    Raises:
+        ValueError: xs leaves with different leading axis lengths, a length that disagrees with
+            them, or neither xs nor length.
+        TypeError: f does not return a pair, or changes the carry's structure, shape or dtype
+            (the message names the leaf).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.scan(lambda c, x: (c + x, c * x), 0.0, np.array([1.0, 2.0, 3.0]))
+        (array(6.), array([0., 2., 9.]))
+    """
+    xs_leaves, xs_spec = optree.tree_flatten(xs)
+    n = _scan_length(xs_leaves, length)
+    if loops.tracing_at_top():  # Note [compiled loops] in jit/loops.py
+        out = loops.scan(lambda c, x: _scan_step(f, init, c, x), init, xs_leaves, xs_spec, n,
+                         reverse, f)
+        if out is not None:
+            return out
+    carry, ys = init, []
+    # one op slices each leaf (reverse mode then stacks the slices' cotangents once)
+    slices = [fnp.unstack(x) if n and isinstance(x, TransformTensor) else x for x in xs_leaves]
+    for i in (range(n - 1, -1, -1) if reverse else range(n)):
+        carry, y = _scan_step(f, init, carry, xs_spec.unflatten([x[i] for x in slices]))
+        ys.append(y)
+    if n == 0:  # no step ran: one call on zero slices gives the ys' structure and types
+        zeros = [fnp.zeros(_scalar_shape(x)[1:], dtype=_dtype(x), like=x) for x in xs_leaves]
+        _, y = _scan_step(f, init, init, xs_spec.unflatten(zeros))
+        return _arrays(init), optree.tree_map(
+            lambda v: fnp.zeros((0,) + _scalar_shape(v), dtype=_dtype(v),
+                                like=v if hasattr(v, "shape") else None), y)
+    if reverse:
+        ys.reverse()
+    return _arrays(carry), optree.tree_map(lambda *v: fnp.stack(v), *ys)
+
+
+def _scan_length(xs_leaves, length):
+    lengths = []
+    for x in xs_leaves:
+        shape = _scalar_shape(x)
+        if not shape:
+            raise ValueError(f"scan: every leaf of xs needs a leading axis to scan over; got "
+                             f"a {_type_name(x)}")
+        lengths.append(shape[0])
+    if len(set(lengths)) > 1:
+        raise ValueError(f"scan: the leaves of xs have different leading axis sizes: "
+                         f"{', '.join(str(k) for k in lengths)}")
+    if length is not None:
+        if lengths and lengths[0] != length:
+            raise ValueError(f"scan: length={length} disagrees with the leading axis size "
+                             f"{lengths[0]} of xs")
+        return int(length)
+    if not lengths:
+        raise ValueError("scan: there is nothing to scan over (xs has no arrays) and length "
+                         "is not given")
+    return lengths[0]
+
+
+def _scan_step(f, init, carry, x):
+    out = f(carry, x)
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(f"scan: the body function must return a pair (carry, y); it returned "
+                        f"a {type(out).__name__}"
+                        + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""))
+    _check_carry("scan", init, out[0])
+    return out[0], out[1]
+
+
+def map(f, xs, *, batch_size=None):
+    """`f` applied to each slice of xs along its leading axis, the results stacked
+    (jax.lax.map).
+
+    Args:
+        f: a function of one slice (a pytree).
+        xs: a pytree of arrays with one leading axis length.
+        batch_size: run f under vmap on this many slices at a time (None: one at a time).
+
+    Returns:
+        The stacked outputs of f.
+
+    Raises:
+        ValueError: as scan, for xs; batch_size not a positive int.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.lax.map(lambda x: x.sum(), np.arange(6.0).reshape(3, 2))
+        array([1., 5., 9.])
+    """
+    if batch_size is None:
+        return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+        raise ValueError(f"map: batch_size must be a positive int, got {batch_size!r}")
+    leaves, spec = optree.tree_flatten(xs)
+    n = _scan_length(leaves, None)
+    parts = [vmap(f)(spec.unflatten([x[k:k + batch_size] for x in leaves]))
+             for k in range(0, n, batch_size)]
+    return optree.tree_map(lambda *v: fnp.concatenate(v), *parts)
+
