@@ -91,7 +91,7 @@ class TraceInterpreter(Interpreter):
         self.nvars = 0
         self.input_names = input_names
         self.inputs = []
-        self.captured = {}  # id(array) -> (array, its copy): Note [captured constants]
+        self.snapshots = {}  # id(array) -> (array, its copy): Note [captured constants]
         self.python_arithmetic = False  # a Python operator on Python scalars is running
 
     def new_var(self, value):
@@ -141,9 +141,9 @@ class TraceInterpreter(Interpreter):
         See Note [captured constants] in ir.py."""
         if not hasattr(value, "copy") or isinstance(value, np.generic):
             return value
-        entry = self.captured.get(id(value))
+        entry = self.snapshots.get(id(value))
         if entry is None:
-            entry = self.captured[id(value)] = (value, self._copy(value))
+            entry = self.snapshots[id(value)] = (value, self._copy(value))
         return entry[1]
 
     def _copy(self, value):
