@@ -194,3 +194,17 @@ def test_defaults_match_torch_functional():
             assert ours.default == theirs[pname].default, (name, pname)
             checked += 1
     assert checked >= 40
+
+
+def test_exact_gelu_without_scipy_matches_the_erf_form(monkeypatch):
+    """ft.nn is core (NumPy and optree): its default gelu must not need the scipy extra."""
+    special = pytest.importorskip("scipy.special")
+    from functorch_lite.nn import _activations
+    x = np.linspace(-9.0, 9.0, 301)
+    cdf, pdf = special.ndtr(x), np.exp(-x * x / 2) / np.sqrt(2 * np.pi)
+    np.testing.assert_allclose(ft.nn.gelu(x), x * cdf, rtol=1e-14, atol=1e-15)
+    monkeypatch.setattr(_activations, "_scipy_installed", lambda: False)
+    monkeypatch.setattr(_activations, "erf", None)   # any use of SciPy's erf would fail
+    np.testing.assert_allclose(ft.nn.gelu(x), x * cdf, rtol=1e-13)   # also in the far tail
+    np.testing.assert_allclose(ft.vmap(ft.grad(ft.nn.gelu))(x), cdf + x * pdf, rtol=1e-12)
+    assert ft.nn.gelu(x.astype(np.float32)).dtype == np.float32
