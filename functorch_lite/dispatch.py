@@ -51,7 +51,8 @@ class Op:
 
     An op whose output shape depends on operand values (not only on their shapes) says so
     with `op.value_dependent_shape = predicate(*operands, **params)`; a tracer then checks
-    that shape on every replay.
+    that shape on every replay. An op whose kernel is itself a function of library ops (a
+    custom_vjp's f) offers it as `op.inline(*operands)`, which a tracer may record in its place.
 
     Raises:
         NotImplementedError: from `op.rule(kind)` (so from a transform) when the op has no rule
@@ -78,6 +79,7 @@ class Op:
         self.multiple_results = multiple_results
         self.__doc__ = doc
         self.value_dependent_shape = None
+        self.inline = None
 
     def __call__(self, *args, **params):
         for a in args:

@@ -349,3 +349,31 @@ def test_static_arguments_however_they_are_passed():
 def test_partial_of_a_jitted_function_keeps_statics():
     g = functools.partial(ft.jit(lambda x, n: x * n, static_argnums=1), np.ones(2))
     assert _same_bits(g(3), np.full(2, 3.0))
+
+
+# -- custom rules under jit: their bodies are compiled when they can be ----------------------
+
+def test_custom_vjp_body_is_compiled_or_kept_whole():
+    @ft.custom_vjp
+    def smooth(x):
+        for _ in range(3):
+            x = np.sin(x) * 2.0
+        return x
+    smooth.defvjp(lambda x: (smooth(x), x), lambda x, g: (g * np.cos(x),))
+
+    @ft.custom_vjp
+    def solve(x):            # a fixed point with a convergence test: Python on values
+        y = x
+        while float(np.max(np.abs(np.cos(y) - y))) > 1e-12:
+            y = np.cos(y)
+        return y
+    solve.defvjp(lambda x: (solve(x), x), lambda x, g: (g,))
+    x = np.array([0.3, 0.7])
+    for f, inlined in ((smooth, True), (solve, False)):
+        j = ft.jit(f)
+        names = [e.op.name for e in j.lower(x).optimized.eqns]
+        assert any(n.startswith("custom_vjp") for n in names) != inlined, names
+        for _ in range(2):
+            assert _same_bits(j(x), f(x))
+        g = ft.jit(ft.grad(lambda x: np.sum(f(x))))
+        assert _same_bits(g(x), ft.grad(lambda x: np.sum(f(x)))(x))

@@ -109,6 +109,10 @@ class TraceInterpreter(Interpreter):
         return t
 
     def process(self, op, args, params):
+        if op.inline is not None and not params:
+            inlined = self._inline(op, args)
+            if inlined is not None:
+                return inlined
         ins, values = [], []
         for a in args:
             if type(a) is TraceTensor and a._interpreter is self:
@@ -134,6 +138,18 @@ class TraceInterpreter(Interpreter):
         self.eqns.append(Eqn(op, params, ins, outs, recomputation_region(),
                              bool(shape_of_values and shape_of_values(*values, **params))))
         return wrapped
+
+    def _inline(self, op, args):
+        """op's library-op body recorded in its place (a custom_vjp's f: the program then runs
+        it as compiled code, not as Python on every call), or None when the body reads a traced
+        value in Python (a solver's convergence test): then the op itself is recorded and runs
+        its Python on every call."""
+        start = len(self.eqns)
+        try:
+            return op.inline(*args)
+        except TracerConversionError:
+            del self.eqns[start:]
+            return None
 
     def snapshot(self, value):
         """The copy of a mutable array operand taken when the trace first met it (one per array,

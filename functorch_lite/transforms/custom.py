@@ -208,6 +208,7 @@ def _flatten_out(out):
 def _custom_vjp_op(name, fun_name, flat_fun, flat_fwd, flat_bwd):
     """A one-off primitive for one call. See Note [custom_vjp under the transforms]."""
     op = Op(name, lambda xp, *xs: flat_fun(*xs), multiple_results=True)
+    op.inline = flat_fun
     out_like = []   # (shape, dtype) of each output, for symbolic-zero cotangents
 
     @op.def_rule("vjp_fwd")
@@ -435,6 +436,7 @@ def _inexact_leaf(x):
 def _custom_jvp_op(name, flat_fun, flat_rule):
     """A one-off primitive for one call. See Note [custom_jvp under the transforms]."""
     op = Op(f"custom_jvp[{name}]", lambda xp, *xs: flat_fun(*xs), multiple_results=True)
+    op.inline = flat_fun
 
     @op.def_jvp
     def _jvp(primals, tangents):
