@@ -52,6 +52,13 @@ def _run_tutorials(docs_dir, out):
         del os.environ["FIGURES"]
 
 
+def _with_this_checkout():
+    """The environment for the demo: it imports the library of this checkout (a script's own
+    folder, examples/, is what Python puts on the path, not the working folder)."""
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    return dict(os.environ, PYTHONPATH=path)
+
+
 def on_files(files, config):
     import matplotlib
     matplotlib.use("Agg")
@@ -61,7 +68,7 @@ def on_files(files, config):
     (tmp / "images").mkdir()
     subprocess.check_call([sys.executable, str(ROOT / "examples" / "dp_sgd_cnn.py"),
                            "--figure", str(tmp / "images" / "dp_sgd_cnn.png")],
-                          stdout=subprocess.DEVNULL, cwd=ROOT)
+                          stdout=subprocess.DEVNULL, cwd=ROOT, env=_with_this_checkout())
     for png in sorted(tmp.rglob("*.png")):
         files.append(File.generated(config, png.relative_to(tmp).as_posix(),
                                     abs_src_path=str(png)))
