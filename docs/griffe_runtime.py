@@ -4,8 +4,8 @@ The reference is read from the imported library (`force_inspection`): the primit
 objects built by defop, whose docstring and signature exist only at run time. What exists only
 in the source is taken from it: the docstring written under a module or class attribute
 (`OPS = {}` then a string), shown with the source's expression rather than a repr of the
-value. An attribute's `__doc__` that is its type's (str's for `name =
-"batch"`) is no docstring of its own, so the entry is left out (`show_if_no_docstring: false`).
+value. An attribute's `__doc__` that is its type's (str's for `name = "batch"`) is no
+docstring of its own, so such an entry is left out (`show_if_no_docstring: false`).
 """
 import functools
 import importlib
@@ -43,11 +43,11 @@ def _source_docstring(attr):
     return (member.docstring, member.value) if member is not None else (None, None)
 
 
-_KINDS = {p.POSITIONAL_ONLY: griffe.ParameterKind.positional_only,
-          p.POSITIONAL_OR_KEYWORD: griffe.ParameterKind.positional_or_keyword,
-          p.VAR_POSITIONAL: griffe.ParameterKind.var_positional,
-          p.KEYWORD_ONLY: griffe.ParameterKind.keyword_only,
-          p.VAR_KEYWORD: griffe.ParameterKind.var_keyword} if (p := inspect.Parameter) else {}
+_KINDS = {inspect.Parameter.POSITIONAL_ONLY: griffe.ParameterKind.positional_only,
+          inspect.Parameter.POSITIONAL_OR_KEYWORD: griffe.ParameterKind.positional_or_keyword,
+          inspect.Parameter.VAR_POSITIONAL: griffe.ParameterKind.var_positional,
+          inspect.Parameter.KEYWORD_ONLY: griffe.ParameterKind.keyword_only,
+          inspect.Parameter.VAR_KEYWORD: griffe.ParameterKind.var_keyword}
 
 
 def _docstring(text, parent, agent):
@@ -81,8 +81,6 @@ class RuntimeObjectsWithSourceDocstrings(griffe.Extension):
             docstring, value = _source_docstring(attr)
             if docstring is not None:      # the source's expression, not a repr of the value
                 attr.value = value
-                attr.docstring = griffe.Docstring(docstring.value, parent=attr,
-                                                  parser=agent.docstring_parser,
-                                                  parser_options=agent.docstring_options)
+                attr.docstring = _docstring(docstring.value, attr, agent)
         if isinstance(getattr(node, "obj", None), types.SimpleNamespace) and attr.parent:
             attr.parent.set_member(attr.name, _namespace_as_class(attr, node.obj, agent))
