@@ -108,9 +108,10 @@ def site(tmp_path_factory):
         pytest.importorskip(package, reason="the docs extra is not installed")
     out = tmp_path_factory.mktemp("site")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(out)],
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-d", str(out)],
                          cwd=ROOT, env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
+    (out / "build.log").write_text(run.stdout + run.stderr)
     return out
 
 
@@ -144,6 +145,17 @@ def test_built_reference_shows_every_signature_and_summary(site):
 
 def test_built_reference_shows_no_source(site):
     assert _load_hooks().rendering_problems(site) == []
+
+
+def test_built_site_has_no_warnings(site):
+    """Link validation (mkdocs.yml `validation:`) warns on a link MkDocs cannot resolve, such as
+    `funclist[i](x)` read as a link; --strict makes every warning fatal."""
+    assert "WARNING" not in (site / "build.log").read_text()
+
+
+def test_built_site_names_the_version(site):
+    version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert f"functorch_lite {version.group(1)}" in (site / "index.html").read_text()
 
 
 def test_rendering_check_flags_an_op_shown_as_its_assignment(tmp_path):
