@@ -129,8 +129,9 @@ def plot(history, norms_before, norms_after, clip, path):
     twin.plot(epochs, history["test_acc"], "s-", color="tab:red", label="test accuracy")
     twin.set_ylabel("accuracy")
     twin.set_ylim(0, 1)
-    left.legend(loc="upper center")
-    twin.legend(loc="center right")
+    # one legend, drawn by the twin axes (drawn last, so nothing covers it)
+    lines = left.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
+    twin.legend(lines, [line.get_label() for line in lines], loc="center right")
     left.set_title("DP-SGD training of the CNN")
     low = max(norms_before.min(), 1e-6)      # norms span decades: log-spaced bins
     bins = np.logspace(np.log10(low), np.log10(max(norms_before.max(), clip) * 1.1), 60)

@@ -9,7 +9,7 @@ gradient of each chunk's loss sum over the chunks and adds the per-chunk gradien
 tree reduction (`Array.sum(split_every=...)`). Whatever scheduler Dask would use runs the graph:
 its threads by default, or the `distributed.Client` the user has opened.
 
-Install with the `dask` extra: `pip install "functorch-lite[dask]"`.
+Install with the `dask` extra, from a clone: `pip install -e ".[dask]"`.
 """
 import functools
 
@@ -21,7 +21,7 @@ try:
     import dask.array as da
 except ImportError as err:  # pragma: no cover - exercised only without the extra
     raise ImportError("functorch_lite.dask needs Dask: install the extra with "
-                      "pip install \"functorch-lite[dask]\" (dask[array] and distributed)") from err
+                      "pip install \"dask[array]\" distributed (or, from a clone, pip install -e \".[dask]\")") from err
 
 from .transforms.vmap import _batch_size, _out_dims_per_leaf, vmap
 from .tree import ravel

@@ -12,6 +12,7 @@ Rule signatures (each transform documents its own in detail):
   vjp:   rule(ct, primals, out, **params) -> tuple of cotangents, one per primal (None = zero)
 """
 import functools
+import inspect
 import sys
 from _thread import get_ident
 
@@ -32,6 +33,16 @@ Examples:
     >>> ft.OPS["sin"] is ft.numpy.sin
     True
 """
+
+
+def _operand_signature(kernel):
+    """The signature an op is called with: its kernel's, less the leading array module `xp`
+    (what help() and the API reference show)."""
+    try:
+        sig = inspect.signature(kernel)
+    except (TypeError, ValueError):
+        return None
+    return sig.replace(parameters=list(sig.parameters.values())[1:])
 
 
 class Op:
@@ -80,6 +91,7 @@ class Op:
         self.__doc__ = doc
         self.value_dependent_shape = None
         self.inline = None
+        self.__signature__ = _operand_signature(kernel)
 
     def __call__(self, *args, **params):
         for a in args:
@@ -190,6 +202,7 @@ def defop(name, kernel, *, differentiable=True, multiple_results=False, doc=None
         raise ValueError(f"an op named {name!r} is already registered")
     op = Op(name, kernel, differentiable=differentiable,
             multiple_results=multiple_results, doc=doc, numpy_impl=numpy_impl)
+    op.__module__ = sys._getframe(1).f_globals.get("__name__")  # where help() and the docs find it
     OPS[name] = op
     return op
 

@@ -131,7 +131,7 @@ def test_without_dask_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask", None)
     monkeypatch.setitem(sys.modules, "dask.array", None)
     monkeypatch.delitem(sys.modules, "functorch_lite.dask")
-    with pytest.raises(ImportError, match=r"functorch-lite\[dask\]"):
+    with pytest.raises(ImportError, match=r"pip install -e \"\.\[dask\]\""):
         importlib.import_module("functorch_lite.dask")
     monkeypatch.undo()
     importlib.import_module("functorch_lite.dask")

@@ -387,11 +387,14 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
     """Compile `f`: trace it once per input signature and replay the program as generated
     straight-line NumPy (or CuPy) code (jax.jit's semantics).
 
-    static_argnums / static_argnames: arguments whose values (hashable) key the cache instead
-    of being traced; Python control flow may depend on them. Arrays captured from closures are
-    constants of the program, read at trace time. After `max_retraces` traces a
+    A jitted call returns what the eager call returns, bit for bit, in fresh arrays, or raises
+    an error naming what to write instead (docs/jit.md, "The contract"). Arguments are read on
+    every call (Python scalars weakly typed, as NumPy treats them); arrays captured from
+    closures are copied when f is traced and read from that copy; static_argnums /
+    static_argnames (positional, by keyword or by default) key the cache by type and value,
+    and Python control flow may depend on them. After `max_retraces` traces one
     PerformanceWarning says which part of the signature keeps changing; the cache keeps the
-    `cache_size` most recently compiled programs. Inside another transform the body runs inline.
+    `cache_size` most recently used programs. Inside another transform the body runs inline.
     Usable as a decorator, with or without arguments.
 
     Args:
@@ -406,9 +409,11 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
 
     Raises:
         TypeError: static_argnums that are not ints, a static argument that is not hashable,
-            or (TracerConversionError, a TypeError) Python control flow or a conversion such
+            an argument hashed by identity (not a pytree), a masked array or np.matrix, or
+            (TracerConversionError, a TypeError) Python control flow or a conversion such
             as float(x) on a traced value while tracing.
-        ValueError: static_argnums out of range for a call.
+        ValueError: static_argnums out of range for a call, static_argnames naming no
+            parameter, max_retraces or cache_size not a positive int.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft

@@ -63,7 +63,9 @@ def on_device_of(a, *data, size=None):
 
 
 def getitem(a, idx):
-    """a[idx] for ints, slices, None, Ellipsis, integer arrays and boolean masks."""
+    """a[idx] for ints, slices, None, Ellipsis, integer arrays and boolean masks; a boolean mask
+    makes the shape depend on the values, so it works on plain arrays and under grad and jvp, not
+    under vmap or ft.jit (use fnp.where there)."""
     index, arrays = parse_index(idx, xp_of(a))
     return getitem_p(a, *arrays, index=index)
 

@@ -59,7 +59,7 @@ def select(condlist, choicelist, default=0):
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
-    """As numpy.piecewise: funclist[i](x) where condlist[i] holds.
+    """As numpy.piecewise: `funclist[i](x)` where `condlist[i]` holds.
 
     Later conditions win; an extra last function (or value) applies where no condition holds,
     0 elsewhere. Values keep x's dtype.

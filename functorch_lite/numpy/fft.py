@@ -5,6 +5,9 @@ truncating the input to the requested lengths `n` / `s`, as NumPy does; the freq
 and shifts are composites of arange and roll. `np.fft.fft(wrapper)` reaches the same functions
 through NumPy's dispatch protocol.
 """
+import inspect
+import textwrap
+
 from ..ops import elementwise as ew, fft as _fft
 from ._creation import arange
 from ._shape import concatenate, pad, roll
@@ -86,342 +89,159 @@ def _one(n):
     return None if n is None else (n,)
 
 
+_NORM = ('norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or\n'
+         '        "forward" (1/n on the forward transform).')
+_PAD = "the input is zero-padded or truncated to"
+_LENGTHS = {  # (one axis?, an inverse of a real transform?) -> the lengths' argument
+    (True, False): f"n: the transform length along `axis`; {_PAD} it\n"
+                   "        (default: its length).",
+    (True, True): f"n: the transform length along `axis`; {_PAD} it\n"
+                  "        (default 2 (m - 1) for input length m).",
+    (False, False): f"s: the transform lengths along `axes`; {_PAD} them\n"
+                    "        (default: its lengths; -1 keeps one).",
+    (False, True): f"s: the transform lengths along `axes`; {_PAD} them\n"
+                   "        (default: its lengths, the last one 2 (m - 1); -1 keeps one).",
+}
+
+
+def _documented(summary, returns, example):
+    """Decorator: the docstring of a transform, whose arguments follow from its name and
+    signature (one axis `n`/`axis`, or several `s`/`axes`; irfft*'s default last length
+    2 (m - 1); rfft* refusing complex input)."""
+    def document(f):
+        name, params = f.__name__, inspect.signature(f).parameters
+        one_axis = "n" in params
+        lengths = _LENGTHS[one_axis, name.startswith("irfft")]
+        if one_axis:
+            where = "axis: the axis to transform (default -1)."
+            raises = "a length below 1, an unknown norm."
+        else:
+            axes = params["axes"].default
+            where = (f"axes: the axes to transform (default {axes})." if axes else
+                     "axes: the axes to transform (default: the last len(s), or all).")
+            raises = "a length below 1, an unknown norm, or s and axes of different lengths."
+        complex_input = ", or complex input" if name.startswith("rfft") else ""
+        f.__doc__ = "\n".join([
+            f"As numpy.fft.{name}: {summary}", "", "Args:", "    a: the input array.",
+            f"    {lengths}", f"    {where}", f"    {_NORM}",
+            "    out: not supported (must be None).", "", "Returns:", f"    {returns}", "",
+            "Raises:", f"    ValueError: {raises}",
+            f"    TypeError: an out= argument{complex_input}.", "", "Examples:",
+            "    >>> import numpy as np, functorch_lite.numpy as fnp",
+            textwrap.indent(example.strip("\n"), "    ")])
+        return f
+    return document
+
+
+@_documented("the n-dimensional discrete Fourier transform.",
+             "The complex transform, of the input's shape with `axes` resized to s.", """
+>>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+>>> fnp.fft.fftn(m)
+array([[10.+0.j, -2.+0.j],
+       [-4.+0.j,  0.+0.j]])""")
 def fftn(a, s=None, axes=None, norm=None, out=None):
-    """As numpy.fft.fftn: the n-dimensional discrete Fourier transform.
-
-    Args:
-        a: the input array.
-        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
-            (default: its lengths; -1 keeps one).
-        axes: the axes to transform (default: the last len(s), or all).
-        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
-            "forward" (1/n on the forward transform).
-        out: not supported (must be None).
-
-    Returns:
-        The complex transform, of the input's shape with `axes` resized to s.
-
-    Raises:
-        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
-        TypeError: an out= argument.
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
-        >>> fnp.fft.fftn(m)
-        array([[10.+0.j, -2.+0.j],
-               [-4.+0.j,  0.+0.j]])
-    """
     return _complex_transform(_fft.fftn, "fftn", a, s, axes, norm, out)
 
 
+@_documented("the n-dimensional inverse discrete Fourier transform.",
+             "The complex inverse transform, of the input's shape with `axes` resized to s.", """
+>>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+>>> bool(np.allclose(fnp.fft.ifftn(fnp.fft.fftn(m)), m))
+True""")
 def ifftn(a, s=None, axes=None, norm=None, out=None):
-    """As numpy.fft.ifftn: the n-dimensional inverse discrete Fourier transform.
-
-    Args:
-        a: the input array.
-        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
-            (default: its lengths; -1 keeps one).
-        axes: the axes to transform (default: the last len(s), or all).
-        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
-            "forward" (1/n on the forward transform).
-        out: not supported (must be None).
-
-    Returns:
-        The complex inverse transform, of the input's shape with `axes` resized to s.
-
-    Raises:
-        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
-        TypeError: an out= argument.
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
-        >>> bool(np.allclose(fnp.fft.ifftn(fnp.fft.fftn(m)), m))
-        True
-    """
     return _complex_transform(_fft.ifftn, "ifftn", a, s, axes, norm, out)
 
 
+@_documented("the n-dimensional DFT of real input.",
+             "The complex transform; the last transformed axis keeps s[-1] // 2 + 1 terms "
+             "(the non-negative frequencies).", """
+>>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+>>> fnp.fft.rfftn(m)
+array([[10.+0.j, -2.+0.j],
+       [-4.+0.j,  0.+0.j]])""")
 def rfftn(a, s=None, axes=None, norm=None, out=None):
-    """As numpy.fft.rfftn: the n-dimensional DFT of real input.
-
-    Args:
-        a: the input array.
-        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
-            (default: its lengths; -1 keeps one).
-        axes: the axes to transform (default: the last len(s), or all).
-        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
-            "forward" (1/n on the forward transform).
-        out: not supported (must be None).
-
-    Returns:
-        The complex transform; the last transformed axis keeps s[-1] // 2 + 1 terms
-        (the non-negative frequencies).
-
-    Raises:
-        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
-        TypeError: an out= argument, or complex input.
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
-        >>> fnp.fft.rfftn(m)
-        array([[10.+0.j, -2.+0.j],
-               [-4.+0.j,  0.+0.j]])
-    """
     return _real_forward("rfftn", a, s, axes, norm, out)
 
 
+@_documented("the inverse of rfftn, a real output of lengths s.",
+             "The real array, `axes` of lengths s.", """
+>>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+>>> bool(np.allclose(fnp.fft.irfftn(fnp.fft.rfftn(m), s=m.shape), m))
+True""")
 def irfftn(a, s=None, axes=None, norm=None, out=None):
-    """As numpy.fft.irfftn: the inverse of rfftn, a real output of lengths s.
-
-    Args:
-        a: the input array.
-        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
-            (default: its lengths, the last one 2 (m - 1); -1 keeps one).
-        axes: the axes to transform (default: the last len(s), or all).
-        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
-            "forward" (1/n on the forward transform).
-        out: not supported (must be None).
-
-    Returns:
-        The real array, `axes` of lengths s.
-
-    Raises:
-        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
-        TypeError: an out= argument.
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
-        >>> bool(np.allclose(fnp.fft.irfftn(fnp.fft.rfftn(m), s=m.shape), m))
-        True
-    """
     return _real_inverse("irfftn", a, s, axes, norm, out)
 
 
+@_documented("the one-dimensional discrete Fourier transform along `axis`.",
+             "The complex transform, `axis` of length n.", """
+>>> x = np.array([1.0, 2.0, 3.0, 4.0])
+>>> fnp.fft.fft(x)
+array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])""")
 def fft(a, n=None, axis=-1, norm=None, out=None):
-    """As numpy.fft.fft: the one-dimensional discrete Fourier transform along `axis`.
-
-    Args:
-        a: the input array.
-        n: the transform length along `axis`; the input is zero-padded or truncated to it
-            (default: its length).
-        axis: the axis to transform (default -1).
-        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
-            "forward" (1/n on the forward transform).
-        out: not supported (must be None).
-
-    Returns:
-        The complex transform, `axis` of length n.
-
-    Raises:
-        ValueError: a length below 1, an unknown norm.
-        TypeError: an out= argument.
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> x = np.array([1.0, 2.0, 3.0, 4.0])
-        >>> fnp.fft.fft(x)
-        array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
-    """
     return _complex_transform(_fft.fftn, "fft", a, _one(n), (axis,), norm, out)
 
 
+@_documented("the one-dimensional inverse DFT along `axis`.",
+             "The complex inverse transform, `axis` of length n.", """
+>>> fnp.fft.ifft(np.array([4.0, 0.0, 0.0, 0.0]))
+array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])""")
 def ifft(a, n=None, axis=-1, norm=None, out=None):
-    """As numpy.fft.ifft: the one-dimensional inverse DFT along `axis`.
-
-    Args:
-        a: the input array.
-        n: the transform length along `axis`; the input is zero-padded or truncated to it
-            (default: its length).
-        axis: the axis to transform (default -1).
-        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
-            "forward" (1/n on the forward transform).
-        out: not supported (must be None).
-
-    Returns:
-        The complex inverse transform, `axis` of length n.
-
-    Raises:
-        ValueError: a length below 1, an unknown norm.
-        TypeError: an out= argument.
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> fnp.fft.ifft(np.array([4.0, 0.0, 0.0, 0.0]))
-        array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
-    """
     return _complex_transform(_fft.ifftn, "ifft", a, _one(n), (axis,), norm, out)
 
 
+@_documented("the one-dimensional DFT of real input along `axis`.",
+             "The complex transform at the non-negative frequencies: `axis` of length "
+             "n // 2 + 1.", """
+>>> x = np.array([1.0, 2.0, 3.0, 4.0])
+>>> fnp.fft.rfft(x)
+array([10.+0.j, -2.+2.j, -2.+0.j])""")
 def rfft(a, n=None, axis=-1, norm=None, out=None):
-    """As numpy.fft.rfft: the one-dimensional DFT of real input along `axis`.
-
-    Args:
-        a: the input array.
-        n: the transform length along `axis`; the input is zero-padded or truncated to it
-            (default: its length).
-        axis: the axis to transform (default -1).
-        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
-            "forward" (1/n on the forward transform).
-        out: not supported (must be None).
-
-    Returns:
-        The complex transform at the non-negative frequencies: `axis` of length n // 2 + 1.
-
-    Raises:
-        ValueError: a length below 1, an unknown norm.
-        TypeError: an out= argument, or complex input.
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> x = np.array([1.0, 2.0, 3.0, 4.0])
-        >>> fnp.fft.rfft(x)
-        array([10.+0.j, -2.+2.j, -2.+0.j])
-    """
     return _real_forward("rfft", a, _one(n), (axis,), norm, out)
 
 
+@_documented("the inverse of rfft, a real signal of length n along `axis`.",
+             "The real signal, `axis` of length n.", """
+>>> fnp.fft.irfft(np.array([4.0, 0.0, 0.0]))
+array([1., 1., 1., 1.])""")
 def irfft(a, n=None, axis=-1, norm=None, out=None):
-    """As numpy.fft.irfft: the inverse of rfft, a real signal of length n along `axis`.
-
-    Args:
-        a: the input array.
-        n: the transform length along `axis`; the input is zero-padded or truncated to it
-            (default 2 (m - 1) for input length m).
-        axis: the axis to transform (default -1).
-        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
-            "forward" (1/n on the forward transform).
-        out: not supported (must be None).
-
-    Returns:
-        The real signal, `axis` of length n.
-
-    Raises:
-        ValueError: a length below 1, an unknown norm.
-        TypeError: an out= argument.
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> fnp.fft.irfft(np.array([4.0, 0.0, 0.0]))
-        array([1., 1., 1., 1.])
-    """
     return _real_inverse("irfft", a, _one(n), (axis,), norm, out)
 
 
+@_documented("the two-dimensional DFT over `axes`.",
+             "The complex transform, `axes` resized to s.", """
+>>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+>>> fnp.fft.fft2(m)
+array([[10.+0.j, -2.+0.j],
+       [-4.+0.j,  0.+0.j]])""")
 def fft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    """As numpy.fft.fft2: the two-dimensional DFT over `axes`.
-
-    Args:
-        a: the input array.
-        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
-            (default: its lengths; -1 keeps one).
-        axes: the axes to transform (default (-2, -1)).
-        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
-            "forward" (1/n on the forward transform).
-        out: not supported (must be None).
-
-    Returns:
-        The complex transform, `axes` resized to s.
-
-    Raises:
-        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
-        TypeError: an out= argument.
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
-        >>> fnp.fft.fft2(m)
-        array([[10.+0.j, -2.+0.j],
-               [-4.+0.j,  0.+0.j]])
-    """
     return _complex_transform(_fft.fftn, "fft2", a, s, axes, norm, out)
 
 
+@_documented("the two-dimensional inverse DFT over `axes`.",
+             "The complex inverse transform, `axes` resized to s.", """
+>>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+>>> bool(np.allclose(fnp.fft.ifft2(fnp.fft.fft2(m)), m))
+True""")
 def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    """As numpy.fft.ifft2: the two-dimensional inverse DFT over `axes`.
-
-    Args:
-        a: the input array.
-        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
-            (default: its lengths; -1 keeps one).
-        axes: the axes to transform (default (-2, -1)).
-        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
-            "forward" (1/n on the forward transform).
-        out: not supported (must be None).
-
-    Returns:
-        The complex inverse transform, `axes` resized to s.
-
-    Raises:
-        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
-        TypeError: an out= argument.
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
-        >>> bool(np.allclose(fnp.fft.ifft2(fnp.fft.fft2(m)), m))
-        True
-    """
     return _complex_transform(_fft.ifftn, "ifft2", a, s, axes, norm, out)
 
 
+@_documented("the two-dimensional DFT of real input over `axes`.",
+             "The complex transform; the last axis keeps s[-1] // 2 + 1 terms.", """
+>>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+>>> fnp.fft.rfft2(m)
+array([[10.+0.j, -2.+0.j],
+       [-4.+0.j,  0.+0.j]])""")
 def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    """As numpy.fft.rfft2: the two-dimensional DFT of real input over `axes`.
-
-    Args:
-        a: the input array.
-        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
-            (default: its lengths; -1 keeps one).
-        axes: the axes to transform (default (-2, -1)).
-        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
-            "forward" (1/n on the forward transform).
-        out: not supported (must be None).
-
-    Returns:
-        The complex transform; the last axis keeps s[-1] // 2 + 1 terms.
-
-    Raises:
-        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
-        TypeError: an out= argument, or complex input.
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
-        >>> fnp.fft.rfft2(m)
-        array([[10.+0.j, -2.+0.j],
-               [-4.+0.j,  0.+0.j]])
-    """
     return _real_forward("rfft2", a, s, axes, norm, out)
 
 
+@_documented("the inverse of rfft2, a real output.",
+             "The real array, `axes` of lengths s.", """
+>>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
+>>> bool(np.allclose(fnp.fft.irfft2(fnp.fft.rfft2(m), s=m.shape), m))
+True""")
 def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    """As numpy.fft.irfft2: the inverse of rfft2, a real output.
-
-    Args:
-        a: the input array.
-        s: the transform lengths along `axes`; the input is zero-padded or truncated to them
-            (default: its lengths, the last one 2 (m - 1); -1 keeps one).
-        axes: the axes to transform (default (-2, -1)).
-        norm: None or "backward" (1/n on the inverse), "ortho" (1/sqrt(n) both ways) or
-            "forward" (1/n on the forward transform).
-        out: not supported (must be None).
-
-    Returns:
-        The real array, `axes` of lengths s.
-
-    Raises:
-        ValueError: a length below 1, an unknown norm, or s and axes of different lengths.
-        TypeError: an out= argument.
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> m = np.array([[1.0, 2.0], [3.0, 4.0]])
-        >>> bool(np.allclose(fnp.fft.irfft2(fnp.fft.rfft2(m), s=m.shape), m))
-        True
-    """
     return _real_inverse("irfft2", a, s, axes, norm, out)
 
 

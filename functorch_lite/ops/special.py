@@ -17,7 +17,7 @@ def scipy_module(xp, name):
         return backend.companion(xp, "cupyx.scipy." + name)
     except ImportError as e:
         raise ImportError(f"functorch_lite.scipy.{name} needs SciPy for this function: "
-                          "pip install 'functorch-lite[scipy]'") from e
+                          "pip install scipy (or, from a clone, pip install -e '.[scipy]')") from e
 
 
 def special_module(xp):

@@ -1,9 +1,9 @@
 """Public checks of reverse mode against central finite differences.
 
 `gradcheck(f, args)` draws a random cotangent u for f's outputs, computes J^T u with `vjp`, and
-compares it with the finite-difference gradient of the scalar <u, f(x)>: element by element
+compares it with the finite-difference gradient of the scalar `<u, f(x)>`: element by element
 for small inputs, and along random directions v (the dot-product identity
-<J^T u, v> == d/de <u, f(x + e v)>) for large ones. `check_grad_transpose` is that identity
+`<J^T u, v> == d/de <u, f(x + e v)>`) for large ones. `check_grad_transpose` is that identity
 alone. Only floating-point and complex leaves are perturbed; integer leaves are left as they
 are. The pairing is <a, b> = Re sum(a * b) (bilinear, no conjugation), so for a complex leaf
 the expected J^T u is d/dx - i d/dy of <u, f> (JAX's convention, docs/autodiff.md).
@@ -69,7 +69,7 @@ def gradcheck(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None, max_elements
     """Check vjp(f, *args) against central finite differences; returns the J^T u leaves.
 
     A random cotangent u is drawn for f's outputs and J^T u (by vjp) is compared with the
-    finite-difference gradient of <u, f(x)>. Leaves with at most `max_elements` elements are
+    finite-difference gradient of `<u, f(x)>`. Leaves with at most `max_elements` elements are
     checked element by element; larger ones along `directions` random directions. Integer
     leaves are left as they are.
 
@@ -140,7 +140,7 @@ def gradcheck(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None, max_elements
 
 
 def check_grad_transpose(f, args, *, rtol=1e-5, atol=1e-7, eps=None, rng=None):
-    """Check <J^T u, v> (vjp) == d/de <u, f(x + e v)> (central differences).
+    """Check `<J^T u, v>` (vjp) == `d/de <u, f(x + e v)>` (central differences).
 
     The dot-product identity for random u and v over all floating leaves at once: one vjp and
     two calls of f, however large the inputs.

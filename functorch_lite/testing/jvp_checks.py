@@ -1,9 +1,9 @@
 """Public checks of forward mode: jvp against central finite differences, and the transpose
-identity <u, J v> == <J^T u, v> between jvp and vjp (autograd's `check_grads` oracle).
+identity `<u, J v> == <J^T u, v>` between jvp and vjp (autograd's `check_grads` oracle).
 
 Both take `f` and a tuple of primals (pytrees of arrays); only the floating-point and complex
 leaves are perturbed (complex ones along random complex directions, so both the real and the
-imaginary part move). The pairing is bilinear and takes the real part, <a, b> = Re sum(a * b)
+imaginary part move). The pairing is bilinear and takes the real part, `<a, b> = Re sum(a * b)`
 with no conjugation: with it, vjp is the transpose of jvp also for non-holomorphic functions
 (the convention of docs/autodiff.md, "Complex numbers"). Random directions come from `rng` (a numpy Generator) unless given. On failure they
 raise AssertionError with the largest error and where it is.
@@ -184,9 +184,9 @@ def check_jvp(f, primals, tangents=None, *, rng=None, rtol=1e-5, atol=1e-7, eps=
 
 
 def check_transpose(f, primals, *, rng=None, rtol=1e-6, atol=1e-9):
-    """Check <u, J v> (by jvp) == <J^T u, v> (by vjp) for random u, v.
+    """Check `<u, J v>` (by jvp) == `<J^T u, v>` (by vjp) for random u, v.
 
-    The pairing is <a, b> = Re sum(a * b), bilinear with no conjugation, so the identity holds
+    The pairing is `<a, b> = Re sum(a * b)`, bilinear with no conjugation, so the identity holds
     for non-holomorphic complex functions too. It checks jvp and vjp against each other
     without finite differences, so it is exact up to rounding.
 
@@ -198,7 +198,7 @@ def check_transpose(f, primals, *, rng=None, rtol=1e-6, atol=1e-9):
         atol: absolute tolerance.
 
     Returns:
-        The two numbers (<u, J v>, <J^T u, v>) as floats.
+        The two numbers (`<u, J v>`, `<J^T u, v>`) as floats.
 
     Raises:
         AssertionError: the two numbers differ by more than the tolerance.

@@ -33,7 +33,15 @@ from ..interpreter import Interpreter
 from ..tensor import Tensor, TransformTensor, check_usable
 from ._pytree import check_output_leaf, refuse_array_subclass
 
-_MISSING = object()
+class _Unset:
+    """The default of in_dims/out_dims and their JAX spellings: 0, told apart from an explicit
+    argument so that two spellings in one call are refused."""
+
+    def __repr__(self):
+        return "0"      # what the signature shows (help(), the API reference)
+
+
+_MISSING = _Unset()
 
 
 class BatchedTensor(TransformTensor):
