@@ -32,7 +32,11 @@ def _source_member(module_name, name):
             return None
         if not member.is_alias:
             return member
-        module_name, _, name = member.target_path.rpartition(".")
+        target, _, name = member.target_path.rpartition(".")
+        if target.startswith(module_name + ".") and not hasattr(module, "__path__"):
+            # a relative import in a plain module (griffe resolves it as if in a package)
+            target = module_name.rpartition(".")[0] + target[len(module_name):]
+        module_name = target
     return None
 
 
