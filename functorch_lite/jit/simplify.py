@@ -1,8 +1,10 @@
 """Algebraic simplification on structured constants, as a table of rewrites.
 
 Each row is (op name, rewrite): the rewrite gets an equation and returns the atom its output
-equals, or None. A row only fires when that atom has exactly the output's shape, dtype and
-weakness, so broadcasting and type promotion are never lost, and only where the identity is
+equals, or None. A row only fires when that atom has exactly the output's shape, dtype,
+weakness and traced strides (a broadcast view standing for a fresh product would change the
+layout, and with it the summation order of a reduction downstream), so broadcasting and type
+promotion are never lost, and only where the identity is
 exact in IEEE arithmetic for every input, infinities, NaN and signed zeros included: x * 1 and
 x / 1 always; x + z only for a zero z that adds nothing (-0.0, or an integer zero: x + 0.0
 turns -0.0 into 0.0); x - z only for +0.0 or an integer zero. The constants these rows look
@@ -110,6 +112,14 @@ for _name, _rule in RULES:
     _TABLE.setdefault(_name, []).append(_rule)
 
 
+def _strides(atom):
+    """The memory layout an atom has (as traced): a rewrite keeps it, since a reduction's
+    summation order downstream follows it."""
+    if isinstance(atom, Var):
+        return atom.strides
+    return getattr(atom.value, "strides", ())
+
+
 def _diagonal_of(eqn):
     """(eye, v) when `eqn` is I * v (or v * I) for a vector v: the identity basis of
     jacfwd/jacrev scaled by a vector is diag(v)."""
@@ -139,7 +149,8 @@ def simplify(program):
         for rule in _TABLE.get(eqn.op.name, ()):
             atom = rule(eqn)
             if (atom is not None and atom.shape == out.shape and atom.dtype == out.dtype
-                    and atom.weak == out.weak):
+                    and atom.weak == out.weak and out.strides is not None
+                    and _strides(atom) == out.strides):
                 target = atom
                 break
         if target is not None:
