@@ -129,20 +129,26 @@ def main():
     global CLOCK
     CLOCK = time.process_time if args.cpu_time else time.perf_counter
     warnings.simplefilter("error", ft.dp.FallbackWarning)   # every op here is factored
+    for name, loss, params, batch in models(args.quick):
+        run(name, loss, params, batch, args.repeats)
+
+
+def models(quick=False):
+    """(name, per-example loss, float32 params, batch) of the three benchmark models, drawn from
+    one seeded generator (benchmarks/dp_opacus.py runs Opacus on the same numbers)."""
     rng = np.random.default_rng(0)
-    scale = 8 if args.quick else 1
+    scale = 8 if quick else 1
     tokens = rng.integers(0, transformer.VOCAB, (64 // scale, transformer.LENGTH))
-    run("transformer (per_example_transformer.py)", transformer.loss,
-        transformer.init_params(rng), (tokens,), args.repeats)
+    yield ("transformer (per_example_transformer.py)", transformer.loss,
+           transformer.init_params(rng), (tokens,))
     (x, y), _ = dp_sgd_cnn.load_data(rng) if _has_sklearn() else ((None, None), None)
     if x is not None:
         b = 64 // scale
-        run("CNN of the DP-SGD demo (examples/dp_sgd_cnn.py)", dp_sgd_cnn.loss,
-            dp_sgd_cnn.init_params(rng), (x[:b], y[:b]), args.repeats)
+        yield ("CNN of the DP-SGD demo (examples/dp_sgd_cnn.py)", dp_sgd_cnn.loss,
+               dp_sgd_cnn.init_params(rng), (x[:b], y[:b]))
     b = 256 // scale
-    run("MLP, three 512x512 layers", mlp_loss, mlp_params(rng),
-        (rng.standard_normal((b, 512)).astype(np.float32), rng.integers(0, 10, b)),
-        args.repeats)
+    yield ("MLP, three 512x512 layers", mlp_loss, mlp_params(rng),
+           (rng.standard_normal((b, 512)).astype(np.float32), rng.integers(0, 10, b)))
 
 
 def _has_sklearn():

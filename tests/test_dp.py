@@ -168,6 +168,65 @@ def test_conv_matches_materialized_clipping(batch, size, cin, cout, stride, padd
     check_model(loss, p, rng.standard_normal((batch, cin, size, size)), max_norm=0.5)
 
 
+@settings(max_examples=20, deadline=None)
+@given(batch=st.integers(1, 4), tokens=st.integers(1, 4), width=st.integers(1, 5),
+       heads=st.integers(1, 3), out=st.integers(1, 5), max_norm=st.floats(1e-3, 1e3),
+       seed=st.integers(0, 2 ** 16))
+def test_einsum_matches_materialized_clipping(batch, tokens, width, heads, out, max_norm, seed):
+    """Weights read by einsum: on the right, on the left (passed indices first), with several
+    contracted and passed indices (attention heads), an index the activation sums alone, and
+    no token index; both the Gram and the direct forms are reached as the shapes vary."""
+    rng = np.random.default_rng(seed)
+    p = {"w": rng.standard_normal((width, heads, out)), "v": rng.standard_normal((out, width)),
+         "u": rng.standard_normal((heads, out, width)), "s": rng.standard_normal((width, out))}
+
+    def loss(p, x):                                           # x (tokens, 2, width)
+        h = np.tanh(fnp.einsum("tsd,dhk->thk", x, p["w"]))    # (tokens, heads, out)
+        back = fnp.einsum("kd,thk->td", p["v"], h)            # the weight on the left
+        z = fnp.einsum("thk,hkd->td", h, p["u"]) + back
+        pooled = fnp.einsum("td->d", np.sin(z))
+        return np.sum(fnp.einsum("d,dk->k", pooled, p["s"]) ** 2)
+
+    check_model(loss, p, rng.standard_normal((batch, tokens, 2, width)), max_norm=max_norm)
+
+
+def test_einsum_outside_the_factored_forms_falls_back_exactly():
+    """A weight index shared with activation and output (a per-head weight) is no outer
+    product: materialized, with the warning, and still exact."""
+    rng = np.random.default_rng(9)
+    p = {"w": rng.standard_normal((2, 3, 4))}
+    x = rng.standard_normal((5, 2, 6, 3))
+
+    def loss(p, x):
+        return np.sum(np.tanh(fnp.einsum("hti,hij->htj", x, p["w"])))
+
+    with pytest.warns(ft.dp.FallbackWarning, match="einsum"):
+        total, norms = ft.dp.clipped_grad_sum(loss, 0.5)(p, x)
+    ref_total, ref_norms = reference_clipped(loss, p, 0.5, x)
+    assert_close(norms, ref_norms)
+    assert_close(total, ref_total)
+
+
+@pytest.mark.parametrize("axes, w_shape, x_shape, perm", [
+    (1, (3, 4), (2, 3), None),                  # x (T, p) . W (p, q)
+    (([0], [1]), (4, 3), (3, 2), None),         # W's first axis with x's last: W.T inside
+    (2, (2, 3, 4), (2, 2, 3), None),            # a 3-d weight reshaped to (6, 4)
+    (1, (3, 4), (2, 3), (0, 1)),                # an identity transpose of a 2-d weight
+])
+def test_tensordot_and_views_match_materialized_clipping(axes, w_shape, x_shape, perm):
+    """tensordot composes transpose, reshape and matmul: the weight's layout-only views are
+    followed to its leaf (an identity 2-d transpose is no transpose)."""
+    rng = np.random.default_rng(10)
+    p = {"w": rng.standard_normal(w_shape), "v": rng.standard_normal((4, 4))}
+
+    def loss(p, x):
+        w = p["w"] if perm is None else fnp.transpose(p["w"], perm)
+        h = np.tanh(fnp.tensordot(x, w, axes=axes))
+        return np.sum(np.sin(fnp.tensordot(h, fnp.transpose(p["v"], (0, 1)), axes=1)))
+
+    check_model(loss, p, rng.standard_normal((3,) + x_shape), max_norm=0.5)
+
+
 def test_per_layer_thresholds_clip_each_leaf():
     rng = np.random.default_rng(3)
     p = mlp_params(rng)

@@ -1,5 +1,5 @@
-"""Factor rules: the per-example pieces of a parameter read by a matrix product, a gather or a
-convolution, from the op's operands and output cotangent (one example's view, under vmap).
+"""Factor rules: the per-example pieces of a parameter read by a matrix product (matmul,
+einsum), a gather or a convolution, from the op's operands and output cotangent (one example's view, under vmap).
 
 A rule gets (ct, primals, k, params) with primals[k] the parameter and returns a piece of
 _pieces.py in the parameter's shape, or None when the shapes are outside what it factors
@@ -68,5 +68,31 @@ def conv_factors(ct, primals, k, params):
     return Outer(g, cols, w.shape)
 
 
-FACTOR_RULES = {la.matmul: matmul_factors, ix.getitem: gather_factors, cv.conv: conv_factors}
+def einsum_factors(ct, primals, k, params):
+    """A two-operand einsum whose weight's indices are the ones it contracts with the
+    activation, then the ones it passes to the output (or the reverse order): the activation
+    summed to (tokens, contracted) and the cotangent to (tokens, passed), tokens being the
+    indices of activation and output only. Others (an index in all three terms, a diagonal, a
+    weight index summed alone, an interleaved order) are not factored."""
+    inputs, out = params["subscripts"].split("->")
+    terms = inputs.split(",")
+    if len(primals) != 2 or any(len(set(t)) != len(t) for t in terms + [out]):
+        return None
+    w_sub, x_sub = terms[k], terms[1 - k]
+    contracted = "".join(c for c in w_sub if c in x_sub and c not in out)
+    passed = "".join(c for c in w_sub if c in out and c not in x_sub)
+    tokens = "".join(c for c in out if c not in w_sub)
+    if w_sub not in (contracted + passed, passed + contracted):
+        return None
+    sizes = dict(zip(w_sub, primals[k].shape))
+    left = fnp.reshape(fnp.einsum(f"{x_sub}->{tokens + contracted}", primals[1 - k]),
+                       (-1, math.prod(sizes[c] for c in contracted)))
+    right = fnp.reshape(fnp.einsum(f"{out}->{tokens + passed}", ct),
+                        (-1, math.prod(sizes[c] for c in passed)))
+    if w_sub == contracted + passed:
+        return Outer(left, right, primals[k].shape)
+    return Outer(right, left, primals[k].shape)
+
+
+FACTOR_RULES = {la.matmul: matmul_factors, la.einsum: einsum_factors, ix.getitem: gather_factors, cv.conv: conv_factors}
 """Op -> factor rule: the ops whose parameters' per-example gradients are never formed."""

@@ -10,8 +10,8 @@ example: activations, cotangents) or not; since only parameters are differentiat
 on the tape that is not batched is parameter-like (a parameter, or computed from parameters
 only). At each node:
 
-- a parameter leaf, or its 2-d transpose (`linear` reads weight.T), read by an op with a
-  factor rule (_factors.py) gets a factored piece; the op's vjp rule is not asked for its
+- a parameter leaf, or a layout-only view of it (its 2-d transpose: `linear` reads weight.T;
+  tensordot's transposes and row-major reshapes), read by an op with a factor rule (_factors.py) gets a factored piece; the op's vjp rule is not asked for its
   cotangent, so the per-example gradient is never formed;
 - a parameter-like operand no larger than the node's output (a bias, a norm scale, a
   positional table added elementwise) takes its ordinary cotangent: per example it is no
@@ -37,7 +37,7 @@ from ..transforms.reverse import GradTensor, ReverseInterpreter, _check_scalar_o
     _seed, fit_cotangent
 from ..transforms.vmap import BatchedTensor, vmap
 from ._factors import FACTOR_RULES
-from ._pieces import Dense
+from ._pieces import Dense, Outer
 
 
 class FallbackWarning(PerformanceWarning):
@@ -61,12 +61,25 @@ def _size(x):
 
 
 def _views(tape, views):
-    """`views` (slot -> (leaf, transposed)) extended by the 2-d transposes of its entries."""
+    """`views` (slot -> (leaf, transposed, leaf shape)) extended through the layout-only ops
+    on them: a 2-d transpose flips `transposed`, an identity transpose keeps the view, and so
+    does a row-major reshape of an untransposed view (tensordot's reshapes): a factored piece
+    of it is reshaped to the leaf's shape."""
     for node in tape:
-        if node.op is sh.transpose and node.in_slots[0] in views and \
-                getattr(node.primals[0], "ndim", 0) == 2:
-            leaf, t = views[node.in_slots[0]]
-            views[node.out_slot] = (leaf, not t)
+        src = node.in_slots[0] if node.in_slots else None
+        if src not in views:
+            continue
+        leaf, t, shape = views[src]
+        x = node.primals[0]
+        if node.op is sh.transpose:
+            axes = node.params.get("axes")
+            if axes is not None and tuple(axes) == tuple(range(x.ndim)):
+                views[node.out_slot] = views[src]
+            elif x.ndim == 2:
+                views[node.out_slot] = (leaf, not t, shape)
+        elif node.op is sh.reshape and node.params.get("order", "C") == "C" and \
+                (not t or tuple(node.out.shape) == tuple(x.shape)):
+            views[node.out_slot] = views[src]
     return views
 
 
@@ -112,6 +125,16 @@ def _backward(tape, nslots, seeds, views, pieces, vmap_level, strict):
     return cts
 
 
+def _leaf_piece(piece, view):
+    """A factored piece of a view, in its leaf's coordinates (None: not expressible)."""
+    _, transposed, shape = view
+    if piece is None or tuple(piece.shape) == shape and not transposed:
+        return piece
+    if not isinstance(piece, Outer):
+        return None
+    return piece.swapped(shape) if transposed else Outer(piece.left, piece.right, shape)
+
+
 def _node_backward(node, ct, out_size, views, pieces, vmap_level, strict):
     """One node's operand cotangents; factored operands get pieces and None."""
     needed = [s is not None for s in node.in_slots]
@@ -121,10 +144,9 @@ def _node_backward(node, ct, out_size, views, pieces, vmap_level, strict):
             continue
         view = views.get(slot)
         if factor is not None and view is not None:
-            piece = factor(ct, node.primals, k, node.params)
+            piece = _leaf_piece(factor(ct, node.primals, k, node.params), view)
             if piece is not None:
-                leaf, transposed = view
-                pieces[leaf].append(piece.swapped(piece.shape[::-1]) if transposed else piece)
+                pieces[view[0]].append(piece)
                 needed[k] = False
                 continue
         if factor is not None or (node.op is not getitem and _size(primal) > out_size):
@@ -176,7 +198,7 @@ def capture(loss, argnums, args, strict, transform):
         interp.tape = None
         pieces = [[] for _ in params]
         if type(out) is GradTensor and out._interpreter is interp:
-            views = {k: (k, False) for k in range(len(params))}
+            views = {k: (k, False, tuple(getattr(leaf, "shape", ()))) for k, leaf in enumerate(params)}
             cts = _backward(tape, nslots, [(out.slot, _seed(out.value))], views, pieces,
                             vmap_level, strict)
             for k, leaf in enumerate(params):
