@@ -88,6 +88,28 @@ class VmapIndexError(IndexError):
     """An index error inside a vmapped function, reported with the logical shapes."""
 
 
+_BOTH = {}
+
+
+def _both(kind, vmap_kind):
+    """An exception class that is both the kernel's `kind` and `vmap_kind`, so the restated
+    error is caught by either name (`except np.linalg.LinAlgError` works in a loop and under
+    vmap alike); it keeps kind's name. Cached: one class per pair."""
+    if issubclass(kind, vmap_kind):
+        return kind
+    if issubclass(vmap_kind, kind):
+        return vmap_kind
+    cls = _BOTH.get((kind, vmap_kind))
+    if cls is None:
+        try:
+            cls = type(kind.__name__, (kind, vmap_kind),
+                       {"__module__": kind.__module__, "__qualname__": kind.__qualname__})
+        except TypeError:  # a layout conflict (a C class with its own fields): vmap's own
+            return vmap_kind
+        _BOTH[(kind, vmap_kind)] = cls
+    return cls
+
+
 class VmapInterpreter(Interpreter):
     """Applies batching rules. Arguments of other levels are constants (bdim None)."""
 
@@ -130,9 +152,11 @@ class VmapInterpreter(Interpreter):
         except ValueError as err:
             if getattr(err, "vmap_user_error", False):
                 raise
-            raise self._shape_error(VmapShapeError, op, args, str(err)) from err
+            raise self._shape_error(_both(type(err), VmapShapeError), op, args,
+                                    str(err)) from err
         except IndexError as err:
-            raise self._shape_error(VmapIndexError, op, args, str(err)) from err
+            raise self._shape_error(_both(type(err), VmapIndexError), op, args,
+                                    str(err)) from err
         return tuple(self._wrap(o, b) for o, b in zip(out, out_bdim))
 
     def _wrap(self, value, bdim):
@@ -155,9 +179,13 @@ class VmapInterpreter(Interpreter):
                 shapes.append(str(tuple(a.shape)))
             else:
                 shapes.append(type(a).__name__)
-        err = cls(f"{op.name} failed under vmap (level {self.level}, batch size "
-                  f"{self.batch_size}) on per-example shapes {', '.join(shapes)}: "
-                  f"{kernel_message}")
+        message = (f"{op.name} failed under vmap (level {self.level}, batch size "
+                   f"{self.batch_size}) on per-example shapes {', '.join(shapes)}: "
+                   f"{kernel_message}")
+        try:
+            err = cls(message)
+        except TypeError:  # a kind whose constructor takes other arguments
+            err = (VmapIndexError if issubclass(cls, IndexError) else VmapShapeError)(message)
         err.kernel_message = kernel_message
         return err
 
