@@ -60,7 +60,16 @@ def as_differentiable_leaf(x, where, transform):
                         f"the Python {type(x).__name__} {x!r}. Pass a float (e.g. {float(x)!r}) "
                         "or leave it out of argnums")
     raise TypeError(f"{transform} cannot differentiate {where}: a {type(x).__name__} is not "
-                    "an array")
+                    f"an array{conversion_hint(x)}")
+
+
+def conversion_hint(x):
+    """How to convert an array of another library (a jax.Array, a torch.Tensor), which
+    transforms do not take as it is; "" for other objects."""
+    if any(hasattr(x, a) for a in ("__array__", "__array_interface__", "__dlpack__")):
+        return (f" (convert the {type(x).__name__} with np.asarray(x), or cupy.asarray(x) for "
+                "device data: transforms take NumPy and CuPy arrays)")
+    return ""
 
 
 def flatten_diff_args(args, argnums, transform):

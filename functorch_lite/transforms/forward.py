@@ -41,7 +41,7 @@ from ..derivatives import (  # noqa: F401  (registers the jvp rules)
     jvp_elementwise, jvp_reductions, jvp_shape, jvp_indexing, jvp_linalg, jvp_conv,
     jvp_pool, jvp_fft, jvp_special, jvp_scipy_linalg, jvp_eig)
 from .. import numpy as fnp
-from ._pytree import check_output_leaf, private_copy, split_aux
+from ._pytree import check_output_leaf, conversion_hint, private_copy, split_aux
 
 float0 = np.dtype([("float0", np.void, 0)])
 """The dtype of the tangent of an integer or bool value (as JAX's float0): it holds no data.
@@ -183,7 +183,7 @@ def check_tangent(p, t, where):
     if not _is_value(p):
         if t is not None:
             raise TypeError(f"{where}: the primal is a {type(p).__name__}, not an array, so its "
-                            "tangent must be None")
+                            f"tangent must be None{conversion_hint(p)}")
         return None
     pdt = _dtype(p)
     if t is None:

@@ -31,7 +31,7 @@ from ..batching_rules.fallback import loop_batch_rule
 from ..dispatch import OPS, Op
 from ..interpreter import Interpreter
 from ..tensor import Tensor, TransformTensor, check_usable
-from ._pytree import check_output_leaf
+from ._pytree import check_output_leaf, conversion_hint
 
 _MISSING = object()
 
@@ -420,7 +420,7 @@ def _batch_size(args, in_dims, leaves, dims, axis_size):
             name = _leaf_names(args)[k]
             raise _user_error(ValueError, f"vmap: {name} is a {type(leaf).__name__}, which has no "
                                           f"axes, but in_dim {dim} asks to map over it; give it "
-                                          "in_dims None")
+                                          f"in_dims None{conversion_hint(leaf)}")
         nd = len(shape)
         if not -nd <= dim < nd:
             name = _leaf_names(args)[k]
