@@ -69,3 +69,13 @@ def test_a_user_kernels_error_class_survives_vmap():
     assert isinstance(info.value, VmapIndexError)
     with pytest.raises(_KernelError):
         ft.vmap(ft.vmap(op))(np.ones((2, 2, 3)))
+
+
+def test_the_restated_error_pickles():
+    """A Dask cluster sends errors back pickled: the class made at run time survives."""
+    import pickle
+    with pytest.raises(np.linalg.LinAlgError) as info:
+        ft.vmap(fnp.linalg.inv)(SINGULAR)
+    back = pickle.loads(pickle.dumps(info.value))
+    assert type(back) is type(info.value) and str(back) == str(info.value)
+    assert back.kernel_message == "Singular matrix"

@@ -13,7 +13,7 @@ from ..ops import linalg as la, shape as sh
 from ..numpy._util import ndim, shape
 from .helpers import move_bdim, move_bdim_to_front, stacked_matrix
 
-for _op in [la.inv, la.det, la.slogdet, la.cholesky, la.eigh, la.svd, la.qr]:
+for _op in [la.inv, la.det, la.adjugate, la.slogdet, la.cholesky, la.eigh, la.svd, la.qr]:
     stacked_matrix(_op)
 
 

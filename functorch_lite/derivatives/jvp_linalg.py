@@ -6,6 +6,8 @@ used triangle is mirrored (`_hermitian_from`). svd supports full_matrices=False 
 inputs); qr supports m >= n, reduced mode. Like JAX, the derivative of eigh/svd assumes distinct
 eigen/singular values.
 """
+import numpy as np
+
 from .. import numpy as fnp
 from ..numpy._util import dtype_of, shape
 from ..ops import elementwise as ew, linalg as la
@@ -73,24 +75,58 @@ def inv_jvp(primals, tangents):
 
 @la.det.def_jvp
 def det_jvp(primals, tangents):
-    """d det(a) = det(a) tr(a^-1 da)."""
+    """d det(a) = tr(adj(a) da): the adjugate keeps it defined at singular matrices."""
     a, = primals
     ta, = tangents
     out = la.det(a)
-    return out, fit(ew.multiply(out, _trace(la.solve(a, ta))), out)
+    return out, fit(_pairing(_mT(la.adjugate(a)), ta), out)
+
+
+def _pairing(x, y):
+    """sum(x * y) over the matrix dims: tr(x^T y)."""
+    return fnp.sum(ew.multiply(x, y), axis=(-2, -1))
+
+
+@la.adjugate.def_jvp
+def adjugate_jvp(primals, tangents):
+    """adj(a) = det(a) a^-1 gives d adj = (tr(adj da) adj - adj da adj) / det: defined where a
+    is invertible (so the second derivatives of det are; at a singular matrix they are not
+    finite)."""
+    a, = primals
+    ta, = tangents
+    adj = la.adjugate(a)
+    inner = ew.subtract(ew.multiply(_vec2(_pairing(_mT(adj), ta)), adj),
+                        la.matmul(la.matmul(adj, ta), adj))
+    return adj, fit(ew.divide(inner, _vec2(la.det(a))), adj)
+
+
+def _vec2(x):
+    """(...) -> (..., 1, 1)."""
+    return fnp.expand_dims(fnp.expand_dims(x, -1), -1)
+
+
+def safe_matrix(a, sign):
+    """(a with its singular matrices (sign == 0) replaced by the identity, the singular mask):
+    a factorization of the result never fails, and a where() then picks each matrix's own
+    value."""
+    singular = ew.equal(sign, 0)
+    eye = fnp.eye(shape(a)[-1], dtype=dtype_of(a), like=a)
+    return ew.where(_vec2(singular), eye, a), singular
 
 
 @la.slogdet.def_jvp
 def slogdet_jvp(primals, tangents):
     """With tau = tr(a^-1 da): d log|det a| = Re tau; the sign (a unit complex number for
-    complex a) turns by i Im tau, and is piecewise constant for real a."""
+    complex a) turns by i Im tau, and is piecewise constant for real a. At a singular matrix
+    (sign 0, log|det| -inf) the sign's tangent is 0 and log|det|'s is NaN (not finite)."""
     a, = primals
     ta, = tangents
     sign, logdet = la.slogdet(a)
-    tau = _trace(la.solve(a, ta))
+    safe, singular = safe_matrix(a, sign)
+    tau = ew.where(singular, np.nan, _trace(la.solve(safe, ta)))
     if dtype_of(a).kind != "c":
         return (sign, logdet), (None, fit(tau, logdet))
-    turn = ew.multiply(sign, ew.multiply(ew.imag(tau), 1j))
+    turn = ew.where(singular, 0.0, ew.multiply(sign, ew.multiply(ew.imag(tau), 1j)))
     return (sign, logdet), (fit(turn, sign), fit(ew.real(tau), logdet))
 
 

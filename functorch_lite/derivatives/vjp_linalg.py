@@ -9,8 +9,11 @@ PyTorch do.
 """
 import string
 
+import numpy as np
+
 from .. import numpy as fnp
 from ..ops import elementwise as ew, linalg as la, shape as sh
+from .jvp_linalg import safe_matrix
 from .vjp_helpers import defvjp, shape_of
 
 
@@ -144,13 +147,24 @@ def _inv_vjp(g, out, a):
 
 
 def _det_vjp(g, out, a):
-    return ew.multiply(_vec(_vec(ew.multiply(g, out))), mT(la.inv(a)))
+    """ā = ḡ adj(a)ᵀ (the adjugate: defined at singular matrices too)."""
+    return ew.multiply(_vec(_vec(g)), mT(la.adjugate(a)))
+
+
+def _adjugate_vjp(g, out, a):
+    """The transpose of adjugate's jvp: ā = (<ḡ, adj> adjᵀ - adjᵀ ḡ adjᵀ) / det(a)."""
+    adj_t = mT(out)
+    pairing = fnp.sum(ew.multiply(g, out), axis=(-2, -1))
+    inner = ew.subtract(ew.multiply(_vec(_vec(pairing)), adj_t),
+                        la.matmul(la.matmul(adj_t, g), adj_t))
+    return ew.divide(inner, _vec(_vec(la.det(a))))
 
 
 def _slogdet_vjp(ct, primals, out):
     """The transpose of slogdet's jvp: tau = tr(a^-1 da) gets the cotangent
     g_logdet + i Im(g_sign sign) (the sign's part only for complex a), and a gets tau's
-    cotangent times a^-T."""
+    cotangent times a^-T. At a singular matrix (sign 0) the sign's part is 0 and log|det|'s
+    is NaN where its cotangent is not 0."""
     a, = primals
     g_sign, g_logdet = ct
     g_tau = g_logdet
@@ -159,7 +173,10 @@ def _slogdet_vjp(ct, primals, out):
         g_tau = turn if g_tau is None else ew.add(g_tau, turn)
     if g_tau is None:
         return (None,)
-    return (ew.multiply(_vec(_vec(g_tau)), mT(la.inv(a))),)
+    safe, singular = safe_matrix(a, out[0])
+    if g_logdet is not None:
+        g_tau = ew.where(ew.logical_and(singular, ew.not_equal(g_logdet, 0)), np.nan, g_tau)
+    return (ew.multiply(_vec(_vec(g_tau)), mT(la.inv(safe))),)
 
 
 def _phi(x):
@@ -289,6 +306,7 @@ la.einsum.def_vjp(_einsum_vjp)
 defvjp(la.solve, _solve_a, _solve_b)
 defvjp(la.inv, _inv_vjp)
 defvjp(la.det, _det_vjp)
+defvjp(la.adjugate, _adjugate_vjp)
 la.slogdet.def_vjp(_slogdet_vjp)
 defvjp(la.cholesky, _cholesky_vjp)
 la.eigh.def_vjp(_eigh_vjp)

@@ -154,6 +154,53 @@ def as_plain(x):
     return np.asarray(x) if isinstance(x, np.generic) else x
 
 
+def _root(x):
+    """The object that owns x's memory (x itself when it owns it)."""
+    base = getattr(x, "base", None)
+    while base is not None:
+        x = base
+        base = getattr(x, "base", None)
+    return x
+
+
+def _unsafe(x):
+    """Whether the user could not write into x safely: read-only, or a broadcast (zero-stride)
+    view, which CuPy lets one write into and NumPy does not."""
+    if not getattr(getattr(x, "flags", None), "writeable", True):
+        return True
+    return any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
+
+
+def fresh_outputs(out, inputs):
+    """`out` (a pytree) with each raw array that is read-only, a broadcast view, or that shares
+    its memory owner with an array in `inputs` (a list of leaves) or with an earlier output
+    replaced by a copy. See Note [fresh outputs].
+
+    Note [fresh outputs]
+    --------------------
+    Every array a transform returns to the user is writable and owns its memory, or is a
+    view of an array that nothing else holds: `g = grad(f)(x); g *= 0.1` must work and change
+    neither x nor another output. Rules pass values through unchanged where the math says so
+    (the cotangent of a sum is a broadcast view of the seed; the tangent of the identity is the
+    user's tangent; vmap returns an unbatched output as a broadcast), so each transform runs
+    its outputs through this check once, where they reach the user; outputs that are wrappers
+    (the transform runs inside another one) are not the user's yet and pass as they are.
+    Arrays a function closes over and returns are part of the function, not copied."""
+    leaves, spec = optree.tree_flatten(out)
+    owners, changed = None, False
+    for k, x in enumerate(leaves):
+        if isinstance(x, (np.generic, Tensor)) or not is_array(x):
+            continue
+        if owners is None:
+            owners = {id(_root(a)) for a in inputs if is_array(a)}
+        owner = _root(x)
+        if id(owner) in owners or _unsafe(x):
+            leaves[k] = owner = x.copy()
+            changed = True
+        owners.add(id(owner))
+    return spec.unflatten(leaves) if changed else out
+
+
 def private_copy(x):
     """A copy of a raw array, which its owner may write into later; wrappers (never written in
     place) and Python scalars as they are. See Note [residual snapshots] in reverse.py."""

@@ -31,7 +31,7 @@ from ..batching_rules.fallback import loop_batch_rule
 from ..dispatch import OPS, Op
 from ..interpreter import Interpreter
 from ..tensor import Tensor, TransformTensor, check_usable
-from ._pytree import check_output_leaf, conversion_hint
+from ._pytree import check_output_leaf, conversion_hint, fresh_outputs
 
 _MISSING = object()
 
@@ -103,11 +103,23 @@ def _both(kind, vmap_kind):
     if cls is None:
         try:
             cls = type(kind.__name__, (kind, vmap_kind),
-                       {"__module__": kind.__module__, "__qualname__": kind.__qualname__})
+                       {"__module__": kind.__module__, "__qualname__": kind.__qualname__,
+                        "__reduce__": _reduce_both})
         except TypeError:  # a layout conflict (a C class with its own fields): vmap's own
             return vmap_kind
         _BOTH[(kind, vmap_kind)] = cls
     return cls
+
+
+def _reduce_both(err):
+    """Pickling (a Dask cluster sends errors back): rebuilt through _both, as the class is
+    made at run time."""
+    kind, vmap_kind = type(err).__bases__
+    return _rebuild_both, (kind, vmap_kind, err.args), err.__dict__
+
+
+def _rebuild_both(kind, vmap_kind, args):
+    return _both(kind, vmap_kind)(*args)
 
 
 class VmapInterpreter(Interpreter):
@@ -327,9 +339,11 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
             from ..dask import vmap_over_chunks
             return vmap_over_chunks(func, in_dims, out_dims, args, kwargs, leaves, dims)
         if chunk_size is not None and chunk_size < size:
-            return _run_chunked(func, args, kwargs, leaves, dims, rebuild, size, out_dims,
-                                chunk_size)
-        return _run(func, kwargs, leaves, dims, rebuild, size, out_dims)
+            out = _run_chunked(func, args, kwargs, leaves, dims, rebuild, size, out_dims,
+                               chunk_size)
+        else:
+            out = _run(func, kwargs, leaves, dims, rebuild, size, out_dims)
+        return fresh_outputs(out, leaves)   # Note [fresh outputs]
 
     return batched_func
 
@@ -521,8 +535,7 @@ def _unwrap_leaf(x, out_dim, interp, size, mapped):
     shape = tuple(x.shape)
     target = shape[:out_dim] + (size,) + shape[out_dim:]
     expanded = fnp.reshape(x, shape[:out_dim] + (1,) + shape[out_dim:])
-    out = fnp.broadcast_to(expanded, target)
-    return out if isinstance(out, Tensor) else out.copy()
+    return fnp.broadcast_to(expanded, target)   # a raw one is copied: Note [fresh outputs]
 
 
 def _run_chunked(func, args, kwargs, leaves, dims, rebuild, size, out_dims, chunk_size):
