@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import nn
 from .. import numpy as fnp
+from ..ops import linalg as la
 from .samples_base import (EVEN, F32, F64, I64, NONZERO, REAL, OpInfo, S, array, fixed, spd,
                            unary, well_conditioned)
 
@@ -190,6 +191,10 @@ LINALG = [
     _linalg("inv", fnp.linalg.inv, np.linalg.inv, _square),
     _linalg("det", fnp.linalg.det, np.linalg.det, _square),
     _linalg("slogdet", fnp.linalg.slogdet, np.linalg.slogdet, _square),
+    _linalg("adjugate", la.adjugate, lambda a: np.linalg.det(a)[..., None, None] *
+            np.linalg.inv(a), _square, numpy_fn=None,
+            doc="the op behind det's derivative (no NumPy name); its values at singular "
+                "matrices are tested in tests/test_det_singular.py"),
     _linalg("cholesky", lambda a, **kw: fnp.linalg.cholesky(_fsym(a), **kw),
             lambda a, **kw: np.linalg.cholesky(_nsym(a), **kw), _spd_samples({"upper": True}),
             doc="fn takes the Hermitian part ((a + a^H)/2) so derivatives stay symmetric"),
