@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..numpy._util import dtype_of, shape
-from ..ops import elementwise as ew, linalg as la
+from ..ops import elementwise as ew, linalg as la, linalg_factored as lf
 from .jvp_helpers import add_tangents, def_multilinear, fit
 
 def_multilinear(la.matmul)
@@ -48,21 +48,35 @@ def _hermitian_from(t, lower=True):
 
 @la.solve.def_jvp
 def solve_jvp(primals, tangents):
-    """x = a^-1 b: dx = a^-1 (db - da x)."""
+    """x = a^-1 b: dx = a^-1 (db - da x), both solves with one factorization of a."""
     a, b = primals
-    ta, tb = tangents
-    x = la.solve(a, b)
+    lu, piv = lf.solve_factors(a)
+    return _factored_solve_jvp(a, lu, piv, b, tangents[0], tangents[1], 0)
+
+
+@lf.solve_factored.def_jvp
+def solve_factored_jvp(primals, tangents, trans=0):
+    a, lu, piv, b = primals
+    return _factored_solve_jvp(a, lu, piv, b, tangents[0], tangents[3], trans)
+
+
+def _factored_solve_jvp(a, lu, piv, b, ta, tb, trans):
+    """x = op(a)^-1 b: dx = op(a)^-1 (db - op(da) x) (op: a, or a^T for trans=1)."""
+    x = lf.solve_factored(a, lu, piv, b, trans=trans)
     vector = len(shape(b)) == 1
     rhs = []
     if tb is not None:
         rhs.append(tb)
     if ta is not None:
+        ta = _mT(ta) if trans else ta
         ax = la.matmul(ta, fnp.expand_dims(x, -1))[..., 0] if vector else la.matmul(ta, x)
         rhs.append(ew.negative(ax))
     r = add_tangents(*rhs)
     if vector and len(shape(a)) > 2 and len(shape(r)) > 1:  # batched a with a vector b
-        return x, fit(la.solve(a, fnp.expand_dims(r, -1))[..., 0], x)
-    return x, fit(la.solve(a, r), x)
+        dx = lf.solve_factored(a, lu, piv, fnp.expand_dims(r, -1), trans=trans)[..., 0]
+    else:
+        dx = lf.solve_factored(a, lu, piv, r, trans=trans)
+    return x, fit(dx, x)
 
 
 @la.inv.def_jvp
