@@ -5,6 +5,8 @@ boolean-mask indices are operands that transforms can see (a batched index under
 `index` is a tuple of ints, slices, None, Ellipsis and ARRAY slots; the arrays fill the slots
 in order.
 """
+import math
+
 from ..backend import companion, is_host
 from ..dispatch import defop
 
@@ -48,6 +50,8 @@ def _scatter_kernel(xp, x, values, *arrays, index, mode):
         out[idx] += values
     elif not arrays and mode == "multiply":
         out[idx] *= values
+    elif is_host(xp) and mode == "add":
+        _scatter_add_host(xp, out, idx, values, arrays)
     elif is_host(xp):
         getattr(xp, _SCATTER_UFUNC[mode]).at(out, idx, values)
     elif mode == "multiply":  # CuPy has no multiply.at (nor a cupyx scatter for it)
@@ -56,6 +60,46 @@ def _scatter_kernel(xp, x, values, *arrays, index, mode):
         scatter_op = getattr(companion(xp, "cupyx"), _CUPYX_SCATTER[mode])
         scatter_op(out, idx, xp.asarray(values, dtype=out.dtype))
     return out
+
+
+def _scatter_add_host(xp, out, idx, values, arrays):
+    """np.add.at(out, idx, values), in place. Where each index names a block of elements (a
+    row of a table: the vjp of an embedding's gather), sums per position by np.bincount,
+    several times faster than ufunc.at, which pays per element; where each names one element
+    (1-d, or as many index arrays as dims), ufunc.at's own fast loop is the faster one.
+
+    Each element x[idx] names gets its flat position in `out`; bincount adds the values of
+    equal positions (weights in float64, real and imaginary parts apart) and only positions
+    whose sum is nonzero are updated, so elements no index reaches stay as they are (a -0.0
+    among them). A position hit more than once gets out + (v1 + v2 + ...) instead of add.at's
+    ((out + v1) + v2) + ...: the same sum up to rounding, exact where out was zero (the
+    vjp's zeros), and in float64 for float32 data. Integer and boolean data or masks, and a
+    few updates into a large array (bincount passes over all of it), keep ufunc.at."""
+    vkind = getattr(values, "dtype", out.dtype).kind
+    if (out.dtype.kind not in "fc" or vkind not in "biuf" + "c" * (out.dtype.kind == "c")
+            or any(a.dtype.kind == "b" for a in arrays) or _one_element_each(idx, out.ndim)):
+        xp.add.at(out, idx, values)
+        return
+    pos = xp.arange(out.size).reshape(out.shape)[idx]
+    tuples = math.prod(xp.broadcast_shapes(*[a.shape for a in arrays]))
+    if pos.size < 2 * tuples or 4 * pos.size < out.size:
+        xp.add.at(out, idx, values)
+        return
+    pos = pos.reshape(-1)
+    vals = xp.broadcast_to(xp.asarray(values), out[idx].shape).reshape(-1)
+    if vals.dtype.kind == "c":
+        sums = (xp.bincount(pos, weights=vals.real, minlength=out.size)
+                + 1j * xp.bincount(pos, weights=vals.imag, minlength=out.size))
+    else:
+        sums = xp.bincount(pos, weights=vals, minlength=out.size)
+    sums = sums.reshape(out.shape)
+    xp.add(out, sums, out=out, where=sums != 0, casting="unsafe")
+
+
+def _one_element_each(idx, ndim):
+    """Whether every index names single elements (ints and arrays for all dims)."""
+    return ndim == 1 or sum(s is not None and s is not Ellipsis and not isinstance(s, slice)
+                            for s in idx) == ndim
 
 
 def _scatter_multiply_by_rank(xp, out, idx, values):
