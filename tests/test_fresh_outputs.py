@@ -42,11 +42,14 @@ def _leaves(out):
 
 
 def _outputs(transform, f, x, y):
-    """Every array the transform hands back for f at (x, y)."""
+    """Every array the transform hands back for f at (x, y) (for vmap, at a batch of two
+    examples each: the batches are then the inputs, `given`)."""
     if transform == "vmap":
-        return ft.vmap(f)(x, y)
+        _INPUTS[:] = [np.stack([x, -x]), np.stack([y, 2 * y])]
+        return ft.vmap(f)(*_INPUTS)
     if transform == "vmap_in_dims_none":
-        return ft.vmap(f, in_dims=(None, 0))(x, y)
+        _INPUTS[:] = [x, np.stack([y, 2 * y])]
+        return ft.vmap(f, in_dims=(None, 0))(*_INPUTS)
     if transform == "grad":
         return ft.grad(_scalar(f), argnums=(0, 1))(x, y)
     if transform == "value_and_grad_aux":
@@ -65,13 +68,15 @@ def _outputs(transform, f, x, y):
         out, jvp_fn = ft.linearize(f, x, y)
         return out, jvp_fn(y, x)
     if transform == "jacrev":
-        return ft.jacrev(lambda a: f(a, y))(x[0, :2])
+        return ft.jacrev(lambda a: f(a, y))(x)
     if transform == "jacfwd":
-        return ft.jacfwd(lambda a: f(a, y))(x[0, :2])
+        return ft.jacfwd(lambda a: f(a, y))(x)
     if transform == "hessian":
-        return ft.hessian(lambda a: _scalar(f)(a, y))(x[0, :2])
+        return ft.hessian(lambda a: _scalar(f)(a, y))(x)
     raise AssertionError(transform)
 
+
+_INPUTS = []   # the inputs of the last _outputs call
 
 TRANSFORMS = ["vmap", "vmap_in_dims_none", "grad", "value_and_grad_aux", "vjp",
               "vjp_fn_of_given_cotangent", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
@@ -98,14 +103,29 @@ def test_transform_outputs_are_fresh(name, transform, values):
     x = np.array(values[:12]).reshape(3, 4)
     y = np.array(values[12:]).reshape(3, 4)
     before = (x.copy(), y.copy())
+    _INPUTS[:] = [x, y]
     out = _outputs(transform, FUNCTIONS[name], x, y)
-    given = [x, y]
+    given = list(_INPUTS)
     if transform == "vjp_fn_of_given_cotangent":
         out, ct = out
         given += _leaves(ct)
     _check_fresh(out, given)
     np.testing.assert_array_equal(x, before[0])
     np.testing.assert_array_equal(y, before[1])
+
+
+@pytest.mark.parametrize("transform", TRANSFORMS)
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_every_function_under_every_transform(name, transform):
+    rng = np.random.default_rng(len(name))
+    x, y = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    _INPUTS[:] = [x, y]
+    out = _outputs(transform, FUNCTIONS[name], x, y)
+    given = list(_INPUTS)
+    if transform == "vjp_fn_of_given_cotangent":
+        out, ct = out
+        given += _leaves(ct)
+    _check_fresh(out, given)
 
 
 def test_grad_of_sum_is_writable():
