@@ -206,10 +206,10 @@ LINALG = [
     _linalg("det", fnp.linalg.det, np.linalg.det, _square),
     _linalg("slogdet", fnp.linalg.slogdet, np.linalg.slogdet, _square),
     _linalg("solve_factored", _factored_solve, _np_op_solve, _factored_samples,
-            numpy_fn=None, doc="the solve of solve's derivatives (one factorization, see "
+            numpy_fn=None, internal=True, doc="the solve of solve's derivatives (one factorization, see "
                                "ops/linalg_factored.py); fn factors, then solves"),
     _linalg("adjugate", la.adjugate, lambda a: np.linalg.det(a)[..., None, None] *
-            np.linalg.inv(a), _square, numpy_fn=None,
+            np.linalg.inv(a), _square, numpy_fn=None, internal=True,
             doc="the op behind det's derivative (no NumPy name); its values at singular "
                 "matrices are tested in tests/test_det_singular.py"),
     _linalg("cholesky", lambda a, **kw: fnp.linalg.cholesky(_fsym(a), **kw),
