@@ -7,6 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
+from functorch_lite.ops import indexing
 
 DTYPES = [np.float64, np.float32, np.complex128, np.int64]
 TOL = {np.float64: 1e-12, np.float32: 1e-5, np.complex128: 1e-12, np.int64: 0}
@@ -70,3 +71,48 @@ def test_boolean_masks_keep_add_at(mask_dtype):
     want = x.copy()
     np.add.at(want, (mask,), 1.0)
     np.testing.assert_array_equal(fnp.at(x)[mask].add(1.0), want)
+
+
+ROWS = {   # (table shape, index builder): leading integer arrays picking contiguous rows
+    "rows": ((300, 16), lambda r: (r.integers(0, 300, 700),)),
+    "rows_negative": ((300, 16), lambda r: (r.integers(-300, 300, 700),)),
+    "rows_ellipsis": ((50, 4, 8), lambda r: (r.integers(0, 50, 900), Ellipsis)),
+    "rows_slice": ((50, 4, 8), lambda r: (r.integers(0, 50, 900), slice(None))),
+    "two_arrays": ((20, 30, 8), lambda r: (r.integers(0, 20, (30, 20)), r.integers(0, 30, 20))),
+    "int32_index": ((300, 16), lambda r: (r.integers(0, 300, 700).astype(np.int32),)),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", sorted(ROWS))
+def test_segment_sums_of_rows_match_numpy_add_at(case, dtype):
+    """The sort-based segment sum (leading index arrays, large enough to take that path)."""
+    rng = np.random.default_rng(len(case))
+    shape, build = ROWS[case]
+    x = _array(rng, shape, dtype)
+    idx = build(rng)
+    arrays = [a for a in idx if isinstance(a, np.ndarray)]
+    assert indexing._leading_rows(idx, len(arrays), x)
+    assert x[idx].size >= indexing._SEGMENT_SUM_MIN
+    values = _array(rng, x[idx].shape, dtype)
+    want = x.copy()
+    np.add.at(want, idx, values)
+    np.testing.assert_allclose(fnp.at(x)[idx].add(values), want, rtol=TOL[dtype] * 10,
+                               atol=TOL[dtype] * 10)
+    row = _array(rng, x.shape[len(arrays):], dtype)       # values broadcast along the index
+    want = x.copy()
+    np.add.at(want, idx, row)
+    np.testing.assert_allclose(fnp.at(x)[idx].add(row), want, rtol=TOL[dtype] * 10,
+                               atol=TOL[dtype] * 10)
+    if np.dtype(dtype).kind == "f":
+        g = ft.grad(lambda t: fnp.sum(t[idx] * values))(x)
+        want = np.zeros_like(x)
+        np.add.at(want, idx, values)
+        np.testing.assert_allclose(g, want, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+
+
+def test_segment_sums_refuse_out_of_range_rows_as_numpy():
+    x = np.zeros((300, 16))
+    idx = np.arange(700) % 301
+    with pytest.raises(IndexError):
+        fnp.at(x)[idx].add(1.0)

@@ -62,44 +62,50 @@ def _scatter_kernel(xp, x, values, *arrays, index, mode):
     return out
 
 
+_SEGMENT_SUM_MIN = 4096   # elements: below, sorting costs more than ufunc.at saves
+
+
 def _scatter_add_host(xp, out, idx, values, arrays):
-    """np.add.at(out, idx, values), in place. Where each index names a block of elements (a
-    row of a table: the vjp of an embedding's gather), sums per position by np.bincount,
-    several times faster than ufunc.at, which pays per element; where each names one element
-    (1-d, or as many index arrays as dims), ufunc.at's own fast loop is the faster one.
+    """np.add.at(out, idx, values), in place. Where leading integer index arrays pick blocks
+    (rows of a table: the vjp of an embedding's gather, of x[idx] on a batch), a sort-based
+    segment sum: the blocks of equal rows are added by one np.add.reduceat, then each row
+    once, several times faster than ufunc.at, which pays per element. Elsewhere (single
+    elements, where ufunc.at's own loop is fast; slices before the arrays; masks; mixed
+    dtypes; small scatters) ufunc.at.
 
-    Each element x[idx] names gets its flat position in `out`; bincount adds the values of
-    equal positions (weights in float64, real and imaginary parts apart) and only positions
-    whose sum is nonzero are updated, so elements no index reaches stay as they are (a -0.0
-    among them). A position hit more than once gets out + (v1 + v2 + ...) instead of add.at's
-    ((out + v1) + v2) + ...: the same sum up to rounding, exact where out was zero (the
-    vjp's zeros), and in float64 for float32 data. Integer and boolean data or masks, and a
-    few updates into a large array (bincount passes over all of it), keep ufunc.at."""
-    vkind = getattr(values, "dtype", out.dtype).kind
-    if (out.dtype.kind not in "fc" or vkind not in "biuf" + "c" * (out.dtype.kind == "c")
-            or any(a.dtype.kind == "b" for a in arrays) or _one_element_each(idx, out.ndim)):
+    A row hit more than once gets out + (v1 + v2 + ...) instead of add.at's ((out + v1) + v2)
+    + ...: the same sum up to rounding, exact where out was zero (the vjp's zeros) and for
+    integers; rows no index reaches are not touched."""
+    k = len(arrays)
+    if not _leading_rows(idx, k, out) or getattr(values, "dtype", None) != out.dtype:
         xp.add.at(out, idx, values)
         return
-    pos = xp.arange(out.size).reshape(out.shape)[idx]
-    tuples = math.prod(xp.broadcast_shapes(*[a.shape for a in arrays]))
-    if pos.size < 2 * tuples or 4 * pos.size < out.size:
-        xp.add.at(out, idx, values)
+    lead = out.shape[:k]
+    block = out.size // max(math.prod(lead), 1)
+    picks = xp.broadcast_arrays(*arrays)
+    count = picks[0].size
+    if block < 4 or count * block < _SEGMENT_SUM_MIN or any(
+            int(a.min()) < -n or int(a.max()) >= n for a, n in zip(picks, lead)):
+        xp.add.at(out, idx, values)    # small, or out of range (ufunc.at raises IndexError)
         return
-    pos = pos.reshape(-1)
-    vals = xp.broadcast_to(xp.asarray(values), out[idx].shape).reshape(-1)
-    if vals.dtype.kind == "c":
-        sums = (xp.bincount(pos, weights=vals.real, minlength=out.size)
-                + 1j * xp.bincount(pos, weights=vals.imag, minlength=out.size))
-    else:
-        sums = xp.bincount(pos, weights=vals, minlength=out.size)
-    sums = sums.reshape(out.shape)
-    xp.add(out, sums, out=out, where=sums != 0, casting="unsafe")
+    row = xp.ravel_multi_index([a.reshape(-1) for a in picks], lead, mode="wrap")
+    vals = xp.broadcast_to(values, picks[0].shape + out.shape[k:]).reshape(count, block)
+    order = xp.argsort(row, kind="stable")
+    row = row[order]
+    starts = xp.flatnonzero(xp.concatenate([xp.ones(1, bool), row[1:] != row[:-1]]))
+    sums = xp.add.reduceat(vals[order], starts, axis=0)
+    out.reshape(-1, block)[row[starts]] += sums
 
 
-def _one_element_each(idx, ndim):
-    """Whether every index names single elements (ints and arrays for all dims)."""
-    return ndim == 1 or sum(s is not None and s is not Ellipsis and not isinstance(s, slice)
-                            for s in idx) == ndim
+def _leading_rows(idx, k, out):
+    """Whether idx is k integer arrays then whole dims (slice(None), Ellipsis), 0 < k <
+    ndim, into a C-contiguous integer or floating `out`: each index picks a contiguous row."""
+    if not 0 < k < out.ndim or not out.flags.c_contiguous or out.dtype.kind not in "iufc":
+        return False
+    head, tail = idx[:k], idx[k:]
+    if any(getattr(a, "dtype", None) is None or a.dtype.kind not in "iu" for a in head):
+        return False
+    return all(s is Ellipsis or (isinstance(s, slice) and s == slice(None)) for s in tail)
 
 
 def _scatter_multiply_by_rank(xp, out, idx, values):
