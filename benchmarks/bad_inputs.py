@@ -11,6 +11,7 @@ Areas of other work are tagged (owner) and counted like the rest. Run:
 """
 import argparse
 import collections
+import math
 import sys
 import warnings
 
@@ -39,6 +40,11 @@ def error(name, *keywords, types=(TypeError, ValueError, IndexError), owner=None
 
 def accepted(name, reference, owner=None):
     return case(name, reference, owner=owner)
+
+
+def either(name, reference, *keywords, owner=None):
+    """The right result or a clear error naming keywords: both count (as clear or ok)."""
+    return case(name, reference, *keywords, owner=owner)
 
 
 def _sum(x):
@@ -327,6 +333,169 @@ accepted("nn.gelu defaults to torch's exact form", lambda: V * (1 + np.array(
     [__import__("math").erf(v / np.sqrt(2)) for v in V])) / 2)(lambda: ft.nn.gelu(V))
 
 
+# ---------------------------------------------------------------- issue 20 (layers, keys, Dask,
+# derivatives): items 1-5 are another helper's (owner "i20a"), the rest is i20b's.
+def _np_attention(x, mask):
+    """softmax(x x^T / sqrt(e)) x with boolean mask; a row that sees no key is zeros (torch)."""
+    s = np.where(mask, x @ x.T / np.sqrt(x.shape[-1]), -np.inf)
+    m = np.max(s, axis=-1, keepdims=True)
+    e = np.where(mask, np.exp(s - np.where(np.isfinite(m), m, 0.0)), 0.0)
+    z = np.sum(e, axis=-1, keepdims=True)
+    return (e / np.where(z == 0, 1.0, z)) @ x
+
+
+def _finite_differences(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = h
+        g[i] = (f(x + d) - f(x - d)) / (2 * h)
+    return g
+
+
+_MASK = np.array([[False, False], [True, False]])
+_Q = np.array([[0.3, -0.2], [0.5, 0.1]])
+
+
+def _attention(x, mask):
+    return ft.nn.scaled_dot_product_attention(x, x, x, attn_mask=mask)
+
+
+accepted("attention row with every key masked: torch's output", lambda: _np_attention(_Q, _MASK),
+         owner="i20a")(lambda: _attention(_Q, _MASK))
+accepted("attention row with every key masked: finite gradient",
+         lambda: _finite_differences(lambda x: _np_attention(x, _MASK).sum(), _Q), owner="i20a")(
+    lambda: ft.grad(lambda x: fnp.sum(_attention(x, _MASK)))(_Q))
+error("attention integer 0/1 mask", "mask", "bool", owner="i20a")(
+    lambda: _attention(_Q, np.array([[1, 0], [1, 1]])))
+accepted("attention float64 mask keeps float32", lambda: True, owner="i20a")(
+    lambda: _attention(_Q.astype(np.float32), np.zeros((2, 2))).dtype == np.float32)
+_KEY = ft.random.key(0)
+error("random.choice p of another length", "p", "3", owner="i20a")(
+    lambda: ft.random.choice(_KEY, 3, p=np.array([0.5, 0.5])))
+error("random.randint minval above maxval", "maxval", owner="i20a")(
+    lambda: ft.random.randint(_KEY, (5,), 5, 0))
+error("random.randint bounds outside the dtype", "int8", owner="i20a")(
+    lambda: ft.random.randint(_KEY, (5,), 0, 1000, dtype=np.int8))
+
+
+def _truncnorm_ks(lo, hi):
+    from scipy import stats
+    draws = np.asarray(ft.random.truncated_normal(_KEY, lo, hi, (2000,)))
+    return stats.kstest(draws, stats.truncnorm(lo, hi).cdf).pvalue > 1e-3
+
+
+for _lo, _hi in [(-9.0, -8.0), (7.0, 8.0), (8.0, 9.0), (20.0, 21.0)]:
+    accepted(f"random.truncated_normal on [{_lo:g}, {_hi:g}] passes a KS test", lambda: True,
+             owner="i20a")(lambda lo=_lo, hi=_hi: _truncnorm_ks(lo, hi))
+
+
+def _dask_grad_sum(loss, *extra):
+    import dask.array as da
+    from functorch_lite.dask import grad_sum
+    return grad_sum(loss)(np.ones(2), da.from_array(np.ones((4, 2)), chunks=2), *extra)
+
+
+error("dask grad_sum of a non-scalar per-example loss", "scalar", owner="i20a")(
+    lambda: _dask_grad_sum(lambda w, x: w * x))
+error("dask grad_sum with a Python float in a batched position", "in_dims", owner="i20a")(
+    lambda: _dask_grad_sum(lambda w, x, s: fnp.sum(w * x) * s, 1.5))
+error("embedding index -1", "index", "-1", owner="i20a")(
+    lambda: ft.nn.embedding(np.array([-1]), np.ones((3, 2))))
+either("tree.ravel unravel of a complex vector keeps it (or refuses it)",
+       lambda: [np.array([1 + 2j, 3 + 0j])], "complex", owner="i20a")(
+    lambda: ft.tree.ravel([np.ones(2)])[1](np.array([1 + 2j, 3 + 0j])))
+accepted("hypot derivative at (0, 0) is finite", lambda: True, owner="i20a")(
+    lambda: bool(np.all(np.isfinite(ft.grad(lambda a: fnp.hypot(a, a * 0.0))(0.0)))))
+accepted("logaddexp(inf, inf) derivatives (as JAX)", lambda: (0.5, 0.5), owner="i20a")(
+    lambda: ft.grad(fnp.logaddexp, argnums=(0, 1))(np.inf, np.inf))
+accepted("nn.gelu's default is exact, as torch.nn.functional", lambda: 0.5 * V * (
+    1 + np.array([math.erf(v / math.sqrt(2)) for v in V])), owner="i20a")(lambda: ft.nn.gelu(V))
+
+_SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])
+_RANK1_3 = np.outer([1.0, 2.0, 3.0], [1.0, -1.0, 0.5])
+accepted("grad of det at a singular matrix: the adjugate's transpose",
+         lambda: np.array([[4.0, -2.0], [-2.0, 1.0]]))(lambda: ft.grad(fnp.linalg.det)(_SINGULAR))
+accepted("jvp of det at a singular matrix", lambda: (0.0, 5.0))(
+    lambda: ft.jvp(fnp.linalg.det, (_SINGULAR,), (np.eye(2),)))
+accepted("grad of det at a rank n-2 matrix is zero", lambda: np.zeros((3, 3)))(
+    lambda: ft.grad(fnp.linalg.det)(_RANK1_3))
+accepted("jvp of slogdet's sign at a singular matrix is zero", lambda: 0.0)(
+    lambda: ft.jvp(lambda a: fnp.linalg.slogdet(a)[0], (_SINGULAR,), (np.eye(2),))[1])
+accepted("grad output is writable and owns its memory", lambda: True)(
+    lambda: _fresh(ft.grad(lambda x: x.sum())(V), V))
+accepted("vmap of the identity returns a new array", lambda: True)(
+    lambda: _fresh(ft.vmap(lambda x: x)(X), X))
+accepted("jvp of the identity returns a new tangent", lambda: True)(
+    lambda: _fresh(ft.jvp(lambda x: x, (V,), (V,))[1], V))
+accepted("vjp_fn of the identity returns a new cotangent", lambda: True)(
+    lambda: _fresh(ft.vjp(lambda x: x, V)[1](V)[0], V))
+accepted("LinAlgError under vmap is catchable as LinAlgError", lambda: True)(
+    lambda: _catches(np.linalg.LinAlgError, lambda: ft.vmap(fnp.linalg.inv)(np.zeros((2, 2, 2)))))
+accepted("LinAlgError under jit is catchable as LinAlgError", lambda: True)(
+    lambda: _catches(np.linalg.LinAlgError, lambda: ft.jit(fnp.linalg.inv)(np.zeros((2, 2)))))
+accepted("LinAlgError under vmap(grad) is catchable as LinAlgError", lambda: True)(
+    lambda: _catches(np.linalg.LinAlgError, lambda: ft.vmap(ft.grad(
+        lambda a: fnp.sum(fnp.linalg.inv(a))))(np.zeros((2, 2, 2)))))
+_IMG, _W = np.ones((1, 1, 5, 5)), np.ones((1, 1, 3, 3))
+error("conv2d stride 0", "stride", "positive")(lambda: ft.nn.conv2d(_IMG, _W, stride=0))
+error("conv2d padding -1", "padding", "-1")(lambda: ft.nn.conv2d(_IMG, _W, padding=-1))
+error("conv2d dilation 0", "dilation", "positive")(lambda: ft.nn.conv2d(_IMG, _W, dilation=0))
+error("max_pool2d kernel_size 0", "kernel_size", "positive")(lambda: ft.nn.max_pool2d(_IMG, 0))
+error("avg_pool2d kernel_size 0", "kernel_size", "positive")(lambda: ft.nn.avg_pool2d(_IMG, 0))
+error("max_pool2d stride 0", "stride", "positive")(
+    lambda: ft.nn.max_pool2d(_IMG, 2, stride=0))
+error("batch_norm momentum=None (torch's cumulative average needs a batch count)", "momentum")(
+    lambda: ft.nn.batch_norm(X, None, np.ones(2), training=True, momentum=None))
+error("custom_jvp rule returning one value instead of a pair", "custom_jvp", "pair")(
+    lambda: ft.jvp(_bad_custom_jvp, (V,), (V,)))
+error("hessian of an integer input names hessian", "hessian", "int64")(
+    lambda: ft.hessian(_sum)(np.arange(3)))
+error("random.split(key, -1)", "num", "-1")(lambda: ft.random.split(_KEY, -1))
+accepted("random.permutation of a 0-d integer array (as JAX)", lambda: np.arange(5))(
+    lambda: np.sort(ft.random.permutation(_KEY, np.array(5))))
+accepted("conv_transpose2d output_padding < dilation (as torch)", lambda: (1, 1, 5, 5))(
+    lambda: ft.nn.conv_transpose2d(np.ones((1, 1, 2, 2)), np.ones((1, 1, 2, 2)), stride=1,
+                                   dilation=2, output_padding=1).shape)
+accepted("batch_norm(training=True) under vmap of an unbatched input", lambda: _bn_rows())(
+    lambda: ft.vmap(lambda x, w: ft.nn.batch_norm(x, None, None, w, training=True)[0],
+                    in_dims=(None, 0))(X, np.ones((3, 2))))
+error("grad of a foreign array type names the conversion", "np.asarray")(
+    lambda: ft.grad(_sum)(_ForeignArray()))
+
+
+def _fresh(out, given):
+    return bool(out.flags.writeable and not np.shares_memory(out, given))
+
+
+def _catches(kind, thunk):
+    try:
+        thunk()
+    except kind:
+        return True
+    return False
+
+
+@ft.custom_jvp
+def _bad_custom_jvp(x):
+    return fnp.sin(x)
+
+
+_bad_custom_jvp.defjvp(lambda primals, tangents: fnp.cos(primals[0]) * tangents[0])
+
+
+def _bn_rows():
+    out = (X - X.mean(0)) / np.sqrt(X.var(0) + 1e-5)
+    return np.stack([out] * 3)
+
+
+class _ForeignArray:
+    """An array of another library (a jax.Array, a torch.Tensor): convertible, not an ndarray."""
+
+    def __array__(self, dtype=None, copy=None):
+        return np.ones(3)
+
+
 def _escaped():
     leaked = []
     ft.grad(lambda x: (leaked.append(x), fnp.sum(x))[1])(V)
@@ -348,7 +517,7 @@ def classify(expect, keywords, types, thunk):
             named = all(k.lower() in str(e).lower() for k in keywords)
             if isinstance(e, INTERNAL) or not isinstance(e, types) or not named:
                 return "crash", msg
-            return ("clear" if expect == "error" else "crash"), msg
+            return ("clear" if expect == "error" or keywords else "crash"), msg
     if expect == "error":
         return "wrong", f"no error; returned {type(got).__name__} {got!r}"[:300]
     want = expect()

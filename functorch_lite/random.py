@@ -165,6 +165,7 @@ def split(key, num=2):
     Raises:
         TypeError: `key` is not one key (a uint32 array of shape (2,); a batch of keys is
             mapped over with vmap).
+        ValueError: num is negative or not an int.
 
     Examples:
         >>> import functorch_lite.random as random
@@ -172,7 +173,11 @@ def split(key, num=2):
         (3, 2)
     """
     _check_key(key, "split")
-    return fnp.reshape(_words(key, 2 * int(num)), (int(num), 2))
+    n = num.__index__() if hasattr(num, "__index__") else -1
+    if n < 0:
+        raise ValueError(f"random.split: num must be a non-negative int (how many keys), got "
+                         f"{num!r}")
+    return fnp.reshape(_words(key, 2 * n), (n, 2))
 
 
 def fold_in(key, data):
@@ -551,7 +556,7 @@ def permutation(key, x, axis=0):
 
     Args:
         key: one key.
-        x: an int n (permute range(n)) or an array.
+        x: an int n (permute range(n)), also as a 0-d integer array, or an array.
         axis: the axis of x to shuffle.
 
     Returns:
@@ -569,6 +574,11 @@ def permutation(key, x, axis=0):
         (3, 2)
     """
     _check_key(key, "permutation")
+    if not isinstance(x, (int, np.integer)) and shape_of(x) == ():  # a 0-d array (as JAX)
+        if dtype_of(x).kind not in "iu":
+            raise TypeError(f"random.permutation: x must be an int or an array with at least "
+                            f"one axis, got a 0-d array of dtype {dtype_of(x)}")
+        x = int(x)
     if isinstance(x, (int, np.integer)):
         return fnp.argsort(_unit_uniform(key, (int(x),), np.float64, "permutation"))
     n = shape_of(x)[axis]

@@ -64,3 +64,78 @@ def test_transpose_with_a_wrong_permutation_names_transpose(transform):
 def test_in_place_numpy_functions_are_named_in_the_error():
     with pytest.raises(TypeError, match="in-place .* np.random.shuffle"):
         ft.vmap(lambda x: np.random.shuffle(x))(np.ones((2, 3)))
+
+
+# -- issue 20: unclear errors ------------------------------------------------------------------
+
+def test_custom_jvp_rule_that_is_not_a_pair_is_named():
+    """It used to be 'too many values to unpack (expected 2)'."""
+    @ft.custom_jvp
+    def f(x):
+        return fnp.sin(x)
+    f.defjvp(lambda primals, tangents: fnp.cos(primals[0]) * tangents[0])
+    with pytest.raises(ft.RuleError, match="jvp rule of custom_jvp function 'f' must return a "
+                                           r"pair \(primal_out, tangent_out\); it returned a"):
+        ft.jvp(f, (V,), (V,))
+    f.defjvp(lambda primals, tangents: (fnp.sin(primals[0]),) * 3)
+    with pytest.raises(ft.RuleError, match="a tuple of length 3"):
+        ft.jvp(f, (V,), (V,))
+
+
+@pytest.mark.parametrize("argnums", [0, (0,)])
+def test_hessian_names_itself_for_integer_inputs(argnums):
+    """It used to name jacfwd, the transform hessian is built from."""
+    with pytest.raises(TypeError, match="^hessian needs floating-point inputs.*int64"):
+        ft.hessian(fnp.sum, argnums=argnums)(np.arange(3))
+    with pytest.raises(TypeError, match="^hessian: input leaf 0 is complex"):
+        ft.hessian(lambda x: fnp.sum(fnp.abs(x)), argnums=argnums)(V + 1j)
+    assert ft.hessian(fnp.sum).__name__ == "hessian(sum)"
+    with pytest.raises(TypeError, match="^jacfwd needs floating-point"):
+        ft.jacfwd(fnp.sin)(np.arange(3))
+
+
+@pytest.mark.parametrize("num", [-1, 2.5, "3"])
+def test_split_names_num(num):
+    """split(key, -1) used to say 'negative dimensions are not allowed'."""
+    with pytest.raises(ValueError, match=f"random.split: num must be a non-negative int .*"
+                                         f"got {num!r}"):
+        ft.random.split(ft.random.key(0), num)
+
+
+def test_split_takes_zero_and_integer_arrays():
+    key = ft.random.key(0)
+    assert ft.random.split(key, 0).shape == (0, 2)
+    np.testing.assert_array_equal(ft.random.split(key, np.array(3)), ft.random.split(key, 3))
+
+
+@pytest.mark.parametrize("n", [np.array(5), np.array(5, dtype=np.int32), np.int64(5)])
+def test_permutation_of_a_0d_integer_array_is_range(n):
+    """As JAX: a 0-d integer array is an int n (it used to raise IndexError)."""
+    key = ft.random.key(1)
+    np.testing.assert_array_equal(ft.random.permutation(key, n),
+                                  ft.random.permutation(key, 5))
+    with pytest.raises(TypeError, match="0-d array of dtype float64"):
+        ft.random.permutation(key, np.array(5.0))
+
+
+class ArrayImpl:
+    """Stands for an array of another library (jax.Array's class is ArrayImpl)."""
+
+    def __array__(self, dtype=None, copy=None):
+        return np.ones(3)
+
+
+@pytest.mark.parametrize("transform", ["grad", "vjp", "jacrev", "jacfwd", "hessian", "jvp",
+                                       "vmap"])
+def test_foreign_arrays_get_the_conversion_named(transform):
+    """It used to say 'a ArrayImpl is not an array' without saying what to do."""
+    call = {"grad": lambda x: ft.grad(fnp.sum)(x), "vjp": lambda x: ft.vjp(fnp.sum, x),
+            "jacrev": lambda x: ft.jacrev(fnp.sin)(x), "jacfwd": lambda x: ft.jacfwd(fnp.sin)(x),
+            "hessian": lambda x: ft.hessian(fnp.sum)(x),
+            "jvp": lambda x: ft.jvp(fnp.sin, (x,), (np.ones(3),)),
+            "vmap": lambda x: ft.vmap(fnp.sum)(x)}[transform]
+    with pytest.raises((TypeError, ValueError), match=r"ArrayImpl.*np\.asarray\(x\)"):
+        call(ArrayImpl())
+    with pytest.raises((TypeError, ValueError)) as info:   # no such advice for other objects
+        call(object())
+    assert "np.asarray" not in str(info.value)

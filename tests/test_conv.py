@@ -204,8 +204,60 @@ def test_plain_numpy_convolution_transforms():
     (lambda x, w: ft.nn.group_norm(x, 2), "do not split"),
     (lambda x, w: ft.nn.conv_transpose2d(x, w[:3], stride=2, output_padding=2),
      "output_padding"),
+    (lambda x, w: ft.nn.conv_transpose2d(x, w[:3], stride=2, dilation=3, output_padding=3),
+     r"smaller than stride \(2, 2\) or dilation \(3, 3\)"),
+    (lambda x, w: ft.nn.conv2d(x, w, stride=0), "conv2d: stride must be positive ints .* got 0"),
+    (lambda x, w: ft.nn.conv2d(x, w, stride=(1, 0)), r"stride must be positive .*\(1, 0\)"),
+    (lambda x, w: ft.nn.conv1d(x[:, :, 0], w[..., 0], stride=0), "conv1d: stride must be positive"),
+    (lambda x, w: ft.nn.conv2d(x, w, dilation=0), "dilation must be positive"),
+    (lambda x, w: ft.nn.conv2d(x, w, padding=-1), "padding must be non-negative .* got -1"),
+    (lambda x, w: ft.nn.conv_transpose2d(x, w[:3], stride=0), "stride must be positive"),
+    (lambda x, w: ft.nn.conv_transpose2d(x, w[:3], output_padding=-1),
+     "output_padding must be non-negative"),
+    (lambda x, w: ft.nn.max_pool2d(x, 0), "max_pool2d: kernel_size must be positive .* got 0"),
+    (lambda x, w: ft.nn.avg_pool2d(x, (2, 0)), "avg_pool2d: kernel_size must be positive"),
+    (lambda x, w: ft.nn.avg_pool1d(x[0], 0), "avg_pool1d: kernel_size must be positive"),
+    (lambda x, w: ft.nn.max_pool2d(x, 2, stride=0), "stride must be positive"),
+    (lambda x, w: ft.nn.max_pool1d(x[0], 2, dilation=0), "dilation must be positive"),
+    (lambda x, w: ft.nn.avg_pool2d(x, 2, padding=-1), "padding must be non-negative"),
 ])
 def test_errors_name_the_problem(call, message):
+    """Zero strides, kernels and dilations and negative paddings used to raise
+    ZeroDivisionError or NumPy's 'index can't contain negative values'."""
     x, w = np.zeros((2, 3, 5, 5)), np.zeros((4, 3, 3, 3))
     with pytest.raises(ValueError, match=message):
         call(x, w)
+
+
+@pytest.mark.parametrize("nd, stride, dilation, output_padding, padding", [
+    (1, 1, 2, 1, 0), (1, 1, 3, 2, 1), (1, 2, 3, 2, 0), (2, 1, 2, (1, 0), 1),
+    (2, (1, 2), (3, 1), (2, 1), 0)])
+def test_conv_transpose_output_padding_below_dilation(nd, stride, dilation, output_padding,
+                                                      padding):
+    """PyTorch allows output_padding < max(stride, dilation); it used to be refused unless below
+    the stride. Forward against the direct scatter, gradients against finite differences."""
+    rng = np.random.default_rng(nd)
+    x = rng.normal(size=(2, 2) + (3,) * nd)
+    w = rng.normal(size=(2, 3) + (2,) * nd)
+    fn = ft.nn.conv_transpose1d if nd == 1 else ft.nn.conv_transpose2d
+    kw = dict(stride=stride, dilation=dilation, output_padding=output_padding, padding=padding)
+    np.testing.assert_allclose(fn(x, w, **kw), ref_conv_transpose(nd)(x, w, **kw), rtol=1e-12)
+    ct = rng.normal(size=fn(x, w, **kw).shape)
+    gx, gw = ft.grad(lambda a, b: fnp.sum(fn(a, b, **kw) * ct), argnums=(0, 1))(x, w)
+    for arg, got in [(0, gx), (1, gw)]:
+        want = _finite_difference_grad(
+            lambda a, b: float(np.sum(ref_conv_transpose(nd)(a, b, **kw) * ct)), (x, w), arg)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def _finite_difference_grad(f, args, arg, h=1e-6):
+    args = list(args)
+    base = args[arg]
+    out = np.zeros_like(base)
+    for i in np.ndindex(base.shape):
+        step = np.zeros_like(base)
+        step[i] = h
+        up = f(*[base + step if k == arg else a for k, a in enumerate(args)])
+        down = f(*[base - step if k == arg else a for k, a in enumerate(args)])
+        out[i] = (up - down) / (2 * h)
+    return out

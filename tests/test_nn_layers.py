@@ -132,6 +132,41 @@ def test_batch_norm_training_mode_is_refused_under_vmap():
     np.testing.assert_allclose(g, 2 * x / (1 + 1e-5), rtol=1e-12)
 
 
+def test_batch_norm_training_mode_under_vmap_of_an_unbatched_input():
+    """in_dims None for the input: one batch for every example (it used to be refused).
+    Per-example weights and running statistics, against a loop over them."""
+    x, w, rm = _randn(4, 3, 5), _randn(2, 3), _randn(2, 3)
+    f = lambda x, w, rm: nn.batch_norm(x, rm, np.ones(3), w, training=True)  # noqa: E731
+    out, new_rm, new_rv = ft.vmap(f, in_dims=(None, 0, 0))(x, w, rm)
+    for i in range(2):
+        ref, ref_rm, ref_rv = f(x, w[i], rm[i])
+        np.testing.assert_allclose(out[i], ref, rtol=1e-12)
+        np.testing.assert_allclose(new_rm[i], ref_rm, rtol=1e-12)
+        np.testing.assert_allclose(new_rv[i], ref_rv, rtol=1e-12)
+    # per-example weight gradients through an unbatched input's batch statistics
+    loss = lambda w, x: np.sum(nn.batch_norm(x, None, None, w, training=True)[0] ** 3)  # noqa
+    got = ft.vmap(ft.grad(loss), in_dims=(0, None))(w, x)
+    np.testing.assert_allclose(got, np.stack([ft.grad(loss)(wi, x) for wi in w]), rtol=1e-12)
+    # an input that becomes batched inside the function is still refused
+    with pytest.raises(ValueError, match="group_norm"):
+        ft.vmap(lambda x, w: nn.batch_norm(x * w[:, None], None, None, training=True)[0],
+                in_dims=(None, 0))(x, w)
+
+
+def test_batch_norm_momentum_none_is_a_clear_error():
+    """torch.nn.BatchNorm's momentum=None (a cumulative average) needs a batch count the
+    functional form does not carry: the error says what to pass (it was a TypeError from
+    1 - None)."""
+    x = _randn(4, 3)
+    with pytest.raises(ValueError, match=r"momentum=None .* momentum=1 / \(n \+ 1\)"):
+        nn.batch_norm(x, np.zeros(3), np.ones(3), training=True, momentum=None)
+    # the advice gives the cumulative average of the batch means
+    batches, rm = [_randn(4, 3) for _ in range(3)], np.zeros(3)
+    for n, b in enumerate(batches):
+        _, rm, _ = nn.batch_norm(b, rm, None, training=True, momentum=1 / (n + 1))
+    np.testing.assert_allclose(rm, np.mean([b.mean(0) for b in batches], axis=0), rtol=1e-12)
+
+
 def test_attention_against_loop():
     q, k, v = _randn(4, 3), _randn(6, 3), _randn(6, 2)
     np.testing.assert_allclose(nn.scaled_dot_product_attention(q, k, v),

@@ -416,11 +416,20 @@ def test_unbatched_operands_are_not_broadcast():
 
 
 def test_moving_the_batch_dim_is_a_view():
+    """Inside, moving the batch dim is a view of the input; the output handed back is the
+    user's own copy (Note [fresh outputs])."""
     x = randn(5, 3, 4)
-    out = ft.vmap(lambda a: a.T, in_dims=1)(x)
-    assert out.shape == (3, 4, 5) and np.shares_memory(out, x)
-    out = ft.vmap(lambda a: a[1:], in_dims=2)(x)
-    assert np.shares_memory(out, x)
+    inside = []
+
+    def f(a, op):
+        out = op(a)
+        inside.append(out.value)
+        return out
+    out = ft.vmap(lambda a: f(a, lambda a: a.T), in_dims=1)(x)
+    assert out.shape == (3, 4, 5) and np.shares_memory(inside[-1], x)
+    assert not np.shares_memory(out, x)
+    out = ft.vmap(lambda a: f(a, lambda a: a[1:]), in_dims=2)(x)
+    assert np.shares_memory(inside[-1], x) and not np.shares_memory(out, x)
     np.testing.assert_array_equal(out, np.moveaxis(x, 2, 0)[:, 1:])
 
 

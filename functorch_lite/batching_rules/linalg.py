@@ -9,11 +9,12 @@ aligned with unit dims, so NumPy's broadcasting does the rest.
 """
 import math
 
-from ..ops import linalg as la, shape as sh
+from .. import numpy as fnp
+from ..ops import linalg as la, linalg_factored as lf, shape as sh
 from ..numpy._util import ndim, shape
 from .helpers import move_bdim, move_bdim_to_front, stacked_matrix
 
-for _op in [la.inv, la.det, la.slogdet, la.cholesky, la.eigh, la.svd, la.qr]:
+for _op in [lf.solve_factors, la.inv, la.det, la.adjugate, la.slogdet, la.cholesky, la.eigh, la.svd, la.qr]:
     stacked_matrix(_op)
 
 
@@ -122,3 +123,23 @@ def solve_batch_rule(args, bdims):
     if rb == 1:
         out = _reshape(out, tuple(shape(out)[:-1]))
     return out, 0
+
+
+@lf.solve_factored.def_batch_rule
+def solve_factored_batch_rule(args, bdims, trans=0):
+    """One matrix (its factors unbatched) with a batch of right-hand sides: the batch folded
+    into the columns, one solve with the factors. A batched matrix has batched factors, which
+    are the matrices themselves (a stack is not factored): solve's rule then applies."""
+    (a, lu, piv, b), (ab, lb, pb, bb) = args, bdims
+    if ab is None and lb is None and pb is None and ndim(a) == 2 and ndim(b) - 1 <= 2:
+        b = move_bdim(b, bb, 1)
+        if ndim(b) == 2:
+            return lf.solve_factored(a, lu, piv, b, trans=trans), 1
+        m, size, k = shape(b)
+        out = lf.solve_factored(a, lu, piv, _reshape(b, (m, size * k)), trans=trans)
+        return _reshape(out, (m, size, k)), 1
+    if trans:
+        if ab is not None:
+            a, ab = move_bdim_to_front(a, ab), 0
+        a = fnp.swapaxes(a, -1, -2)
+    return solve_batch_rule((a, b), (ab, bb))

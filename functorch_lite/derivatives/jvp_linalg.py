@@ -6,9 +6,11 @@ used triangle is mirrored (`_hermitian_from`). svd supports full_matrices=False 
 inputs); qr supports m >= n, reduced mode. Like JAX, the derivative of eigh/svd assumes distinct
 eigen/singular values.
 """
+import numpy as np
+
 from .. import numpy as fnp
 from ..numpy._util import dtype_of, shape
-from ..ops import elementwise as ew, linalg as la
+from ..ops import elementwise as ew, linalg as la, linalg_factored as lf
 from .jvp_helpers import add_tangents, def_multilinear, fit
 
 def_multilinear(la.matmul)
@@ -46,21 +48,35 @@ def _hermitian_from(t, lower=True):
 
 @la.solve.def_jvp
 def solve_jvp(primals, tangents):
-    """x = a^-1 b: dx = a^-1 (db - da x)."""
+    """x = a^-1 b: dx = a^-1 (db - da x), both solves with one factorization of a."""
     a, b = primals
-    ta, tb = tangents
-    x = la.solve(a, b)
+    lu, piv = lf.solve_factors(a)
+    return _factored_solve_jvp(a, lu, piv, b, tangents[0], tangents[1], 0)
+
+
+@lf.solve_factored.def_jvp
+def solve_factored_jvp(primals, tangents, trans=0):
+    a, lu, piv, b = primals
+    return _factored_solve_jvp(a, lu, piv, b, tangents[0], tangents[3], trans)
+
+
+def _factored_solve_jvp(a, lu, piv, b, ta, tb, trans):
+    """x = op(a)^-1 b: dx = op(a)^-1 (db - op(da) x) (op: a, or a^T for trans=1)."""
+    x = lf.solve_factored(a, lu, piv, b, trans=trans)
     vector = len(shape(b)) == 1
     rhs = []
     if tb is not None:
         rhs.append(tb)
     if ta is not None:
+        ta = _mT(ta) if trans else ta
         ax = la.matmul(ta, fnp.expand_dims(x, -1))[..., 0] if vector else la.matmul(ta, x)
         rhs.append(ew.negative(ax))
     r = add_tangents(*rhs)
     if vector and len(shape(a)) > 2 and len(shape(r)) > 1:  # batched a with a vector b
-        return x, fit(la.solve(a, fnp.expand_dims(r, -1))[..., 0], x)
-    return x, fit(la.solve(a, r), x)
+        dx = lf.solve_factored(a, lu, piv, fnp.expand_dims(r, -1), trans=trans)[..., 0]
+    else:
+        dx = lf.solve_factored(a, lu, piv, r, trans=trans)
+    return x, fit(dx, x)
 
 
 @la.inv.def_jvp
@@ -73,24 +89,58 @@ def inv_jvp(primals, tangents):
 
 @la.det.def_jvp
 def det_jvp(primals, tangents):
-    """d det(a) = det(a) tr(a^-1 da)."""
+    """d det(a) = tr(adj(a) da): the adjugate keeps it defined at singular matrices."""
     a, = primals
     ta, = tangents
     out = la.det(a)
-    return out, fit(ew.multiply(out, _trace(la.solve(a, ta))), out)
+    return out, fit(_pairing(_mT(la.adjugate(a)), ta), out)
+
+
+def _pairing(x, y):
+    """sum(x * y) over the matrix dims: tr(x^T y)."""
+    return fnp.sum(ew.multiply(x, y), axis=(-2, -1))
+
+
+@la.adjugate.def_jvp
+def adjugate_jvp(primals, tangents):
+    """adj(a) = det(a) a^-1 gives d adj = (tr(adj da) adj - adj da adj) / det: defined where a
+    is invertible (so the second derivatives of det are; at a singular matrix they are not
+    finite)."""
+    a, = primals
+    ta, = tangents
+    adj = la.adjugate(a)
+    inner = ew.subtract(ew.multiply(_vec2(_pairing(_mT(adj), ta)), adj),
+                        la.matmul(la.matmul(adj, ta), adj))
+    return adj, fit(ew.divide(inner, _vec2(la.det(a))), adj)
+
+
+def _vec2(x):
+    """(...) -> (..., 1, 1)."""
+    return fnp.expand_dims(fnp.expand_dims(x, -1), -1)
+
+
+def safe_matrix(a, sign):
+    """(a with its singular matrices (sign == 0) replaced by the identity, the singular mask):
+    a factorization of the result never fails, and a where() then picks each matrix's own
+    value."""
+    singular = ew.equal(sign, 0)
+    eye = fnp.eye(shape(a)[-1], dtype=dtype_of(a), like=a)
+    return ew.where(_vec2(singular), eye, a), singular
 
 
 @la.slogdet.def_jvp
 def slogdet_jvp(primals, tangents):
     """With tau = tr(a^-1 da): d log|det a| = Re tau; the sign (a unit complex number for
-    complex a) turns by i Im tau, and is piecewise constant for real a."""
+    complex a) turns by i Im tau, and is piecewise constant for real a. At a singular matrix
+    (sign 0, log|det| -inf) the sign's tangent is 0 and log|det|'s is NaN (not finite)."""
     a, = primals
     ta, = tangents
     sign, logdet = la.slogdet(a)
-    tau = _trace(la.solve(a, ta))
+    safe, singular = safe_matrix(a, sign)
+    tau = ew.where(singular, np.nan, _trace(la.solve(safe, ta)))
     if dtype_of(a).kind != "c":
         return (sign, logdet), (None, fit(tau, logdet))
-    turn = ew.multiply(sign, ew.multiply(ew.imag(tau), 1j))
+    turn = ew.where(singular, 0.0, ew.multiply(sign, ew.multiply(ew.imag(tau), 1j)))
     return (sign, logdet), (fit(turn, sign), fit(ew.real(tau), logdet))
 
 

@@ -33,7 +33,9 @@ def lu_factor_jvp(primals, tangents):
     lu, piv = sla.lu_factor(a)
     low, up = unpacked(lu)
     dap = rows_permuted(ta, sla.pivots_to_permutation(piv))
-    x = _mT(la.solve(_mT(up), _mT(la.solve(low, dap))))       # L^-1 dA[perm] U^-1
+    y = sla.solve_triangular(lu, dap, lower=True, trans=0, unit_diagonal=True)   # L^-1 dA[perm]
+    x = _mT(sla.solve_triangular(lu, _mT(y), lower=False, trans=1,               # y U^-1
+                                 unit_diagonal=False))
     d_lu = la.matmul(low, fnp.tril(x, -1)) + la.matmul(fnp.triu(x), up)
     return (lu, piv), (fit(d_lu, lu), None)
 

@@ -9,6 +9,7 @@ cotangents are the other two (the gradient of a convolution is a convolution):
 
 sliding_window and sliding_window_sum are each other's adjoints.
 """
+from .. import numpy as fnp
 from ..ops import conv as cv
 from .vjp_helpers import defvjp, shape_of
 
@@ -24,10 +25,34 @@ def _spatial(x):
 defvjp(cv.conv,
        lambda g, out, x, w, **p: cv.conv_transpose(g, w, input_shape=_spatial(x), **p),
        lambda g, out, x, w, **p: cv.conv_weight_grad(x, g, kernel_shape=_spatial(w), **p))
-defvjp(cv.conv_transpose,
-       lambda ct, out, g, w, **p: cv.conv(ct, w, **_params(p)),
-       lambda ct, out, g, w, **p: cv.conv_weight_grad(ct, g, kernel_shape=_spatial(w),
-                                                      **_params(p)))
+def _conv_sizes(x, w, stride, padding, dilation):
+    """The spatial sizes of conv(x, w)."""
+    return tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, (lo, hi), s, d, k in
+                 zip(_spatial(x), padding, stride, dilation, _spatial(w)))
+
+
+def _conv_transpose_g(ct, out, g, w, **p):
+    """conv(ct, w), cut to g's sizes: an output_padding of at least the stride (allowed below
+    the dilation, as PyTorch) gives conv_transpose an output whose conv has extra positions,
+    which no entry of g reaches."""
+    g_bar = cv.conv(ct, w, **_params(p))
+    sizes = _spatial(g)
+    if _spatial(g_bar) == sizes:
+        return g_bar
+    return g_bar[(slice(None), slice(None)) + tuple(slice(0, n) for n in sizes)]
+
+
+def _conv_transpose_w(ct, out, g, w, **p):
+    """conv_weight_grad(ct, g), g padded with zeros to the sizes of conv(ct, w) (see
+    _conv_transpose_g)."""
+    extra = [m - n for m, n in zip(_conv_sizes(ct, w, p["stride"], p["padding"], p["dilation"]),
+                                   _spatial(g))]
+    if any(extra):
+        g = fnp.pad(g, [(0, 0), (0, 0)] + [(0, e) for e in extra])
+    return cv.conv_weight_grad(ct, g, kernel_shape=_spatial(w), **_params(p))
+
+
+defvjp(cv.conv_transpose, _conv_transpose_g, _conv_transpose_w)
 defvjp(cv.conv_weight_grad,
        lambda ct, out, x, g, **p: cv.conv_transpose(g, ct, input_shape=_spatial(x),
                                                     **_params(p)),

@@ -9,8 +9,11 @@ PyTorch do.
 """
 import string
 
+import numpy as np
+
 from .. import numpy as fnp
-from ..ops import elementwise as ew, linalg as la, shape as sh
+from ..ops import elementwise as ew, linalg as la, linalg_factored as lf, shape as sh
+from .jvp_linalg import safe_matrix
 from .vjp_helpers import defvjp, shape_of
 
 
@@ -124,19 +127,35 @@ def _vec(x):
     return fnp.expand_dims(x, -1)
 
 
-def _solve_b(g, out, a, b):
-    """b̄ = solve(aᵀ, ḡ) (b a vector when b.ndim == 1, as NumPy 2)."""
-    if len(shape_of(b)) == 1:
-        return la.solve(mT(a), _vec(g))[..., 0]
-    return la.solve(mT(a), g)
+def _solve_fwd(a, b):
+    """solve keeping its factors for the vjp: the backward solve (with aᵀ) reuses them."""
+    lu, piv = lf.solve_factors(a)
+    x = lf.solve_factored(a, lu, piv, b)
+    return x, (x, lu, piv)
 
 
-def _solve_a(g, out, a, b):
-    """ā = -b̄ xᵀ."""
-    gb = _solve_b(g, out, a, b)
-    if len(shape_of(b)) == 1:
-        return ew.negative(ew.multiply(_vec(gb), fnp.expand_dims(out, -2)))
-    return ew.negative(la.matmul(gb, mT(out)))
+def _solve_vjp(ct, primals, residuals, needed=(True, True)):
+    a, b = primals
+    x, lu, piv = residuals
+    return _factored_solve_vjp(ct, a, lu, piv, b, x, 0, needed[0])[::3]
+
+
+def _solve_factored_vjp(ct, primals, out, needed=(True, True, True, True), trans=0):
+    a, lu, piv, b = primals
+    return _factored_solve_vjp(ct, a, lu, piv, b, out, trans, needed[0])
+
+
+def _factored_solve_vjp(g, a, lu, piv, b, x, trans, want_a):
+    """x = op(a)⁻¹ b: b̄ = op(a)⁻ᵀ ḡ (one solve with the same factors, b a vector when
+    b.ndim == 1, as NumPy 2), ā = -b̄ xᵀ (or -x b̄ᵀ for op(a) = aᵀ)."""
+    vector = len(shape_of(b)) == 1
+    gb = lf.solve_factored(a, lu, piv, _vec(g) if vector else g, trans=1 - trans)
+    ga = None
+    if want_a:
+        left, right = (gb, _vec(x) if vector else x) if trans == 0 else \
+            (_vec(x) if vector else x, gb)
+        ga = ew.negative(la.matmul(left, mT(right)))
+    return ga, None, None, gb[..., 0] if vector else gb
 
 
 def _inv_vjp(g, out, a):
@@ -144,13 +163,24 @@ def _inv_vjp(g, out, a):
 
 
 def _det_vjp(g, out, a):
-    return ew.multiply(_vec(_vec(ew.multiply(g, out))), mT(la.inv(a)))
+    """ā = ḡ adj(a)ᵀ (the adjugate: defined at singular matrices too)."""
+    return ew.multiply(_vec(_vec(g)), mT(la.adjugate(a)))
+
+
+def _adjugate_vjp(g, out, a):
+    """The transpose of adjugate's jvp: ā = (<ḡ, adj> adjᵀ - adjᵀ ḡ adjᵀ) / det(a)."""
+    adj_t = mT(out)
+    pairing = fnp.sum(ew.multiply(g, out), axis=(-2, -1))
+    inner = ew.subtract(ew.multiply(_vec(_vec(pairing)), adj_t),
+                        la.matmul(la.matmul(adj_t, g), adj_t))
+    return ew.divide(inner, _vec(_vec(la.det(a))))
 
 
 def _slogdet_vjp(ct, primals, out):
     """The transpose of slogdet's jvp: tau = tr(a^-1 da) gets the cotangent
     g_logdet + i Im(g_sign sign) (the sign's part only for complex a), and a gets tau's
-    cotangent times a^-T."""
+    cotangent times a^-T. At a singular matrix (sign 0) the sign's part is 0 and log|det|'s
+    is NaN where its cotangent is not 0."""
     a, = primals
     g_sign, g_logdet = ct
     g_tau = g_logdet
@@ -159,7 +189,10 @@ def _slogdet_vjp(ct, primals, out):
         g_tau = turn if g_tau is None else ew.add(g_tau, turn)
     if g_tau is None:
         return (None,)
-    return (ew.multiply(_vec(_vec(g_tau)), mT(la.inv(a))),)
+    safe, singular = safe_matrix(a, out[0])
+    if g_logdet is not None:
+        g_tau = ew.where(ew.logical_and(singular, ew.not_equal(g_logdet, 0)), np.nan, g_tau)
+    return (ew.multiply(_vec(_vec(g_tau)), mT(la.inv(safe))),)
 
 
 def _phi(x):
@@ -286,9 +319,13 @@ def _qr_vjp(ct, primals, out, mode="reduced"):
 
 defvjp(la.matmul, _matmul_a, _matmul_b)
 la.einsum.def_vjp(_einsum_vjp)
-defvjp(la.solve, _solve_a, _solve_b)
+_solve_vjp.takes_needed = _solve_factored_vjp.takes_needed = True
+la.solve.def_rule("vjp_fwd", _solve_fwd)
+la.solve.def_vjp(_solve_vjp)
+lf.solve_factored.def_vjp(_solve_factored_vjp)
 defvjp(la.inv, _inv_vjp)
 defvjp(la.det, _det_vjp)
+defvjp(la.adjugate, _adjugate_vjp)
 la.slogdet.def_vjp(_slogdet_vjp)
 defvjp(la.cholesky, _cholesky_vjp)
 la.eigh.def_vjp(_eigh_vjp)

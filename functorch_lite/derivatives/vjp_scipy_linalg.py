@@ -22,7 +22,9 @@ def lu_factor_vjp(ct, primals, out):
     low, up = unpacked(lu)
     inner = fnp.tril(la.matmul(_mT(low), fnp.tril(g, -1)), -1) + \
         fnp.triu(la.matmul(fnp.triu(g), _mT(up)))
-    abar_p = la.solve(_mT(low), _mT(la.solve(up, _mT(inner))))   # L^-T inner U^-T
+    z = _mT(sla.solve_triangular(lu, _mT(inner), lower=False, trans=0,    # inner U^-T
+                                 unit_diagonal=False))
+    abar_p = sla.solve_triangular(lu, z, lower=True, trans=1, unit_diagonal=True)   # L^-T z
     perm = sla.pivots_to_permutation(piv)
     return (rows_permuted(abar_p, fnp.argsort(perm, axis=-1)),)
 

@@ -13,17 +13,27 @@ from ..ops import conv as cv
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 
 
-def as_tuple(value, nd, name):
-    """An int or a sequence of nd ints as a tuple of nd ints."""
+_BOUNDS = {1: "positive ints (1 or more)", 0: "non-negative ints (0 or more)"}
+
+
+def as_tuple(value, nd, name, least=None, fn_name=None):
+    """An int or a sequence of nd ints as a tuple of nd ints, each at least `least` (1 for a
+    stride, 0 for a padding) when given: a zero stride would divide by zero, a negative
+    padding would crop."""
+    where = f"{fn_name}: " if fn_name else ""
     if isinstance(value, int):
-        return (value,) * nd
+        value = (value,) * nd
     value = tuple(value)
     if len(value) != nd or not all(isinstance(v, int) for v in value):
-        raise ValueError(f"{name} must be an int or {nd} ints, got {value!r}")
+        raise ValueError(f"{where}{name} must be an int or {nd} ints, got {value!r}")
+    if least is not None and min(value, default=least) < least:
+        raise ValueError(f"{where}{name} must be {_BOUNDS[least]}, got "
+                         f"{value[0] if len(set(value)) == 1 else value!r}; pass e.g. "
+                         f"{name}={max(least, 1)}")
     return value
 
 
-def conv_padding(padding, nd, kernel, stride, dilation):
+def conv_padding(padding, nd, kernel, stride, dilation, fn_name=None):
     """(before, after) pairs for an int, a tuple, 'valid' or 'same' (as PyTorch: an odd total
     puts the extra element after)."""
     if padding == "valid":
@@ -36,7 +46,7 @@ def conv_padding(padding, nd, kernel, stride, dilation):
         return tuple((t // 2, t - t // 2) for t in totals)
     if isinstance(padding, str):
         raise ValueError(f"padding must be an int, a tuple, 'valid' or 'same', got {padding!r}")
-    return tuple((p, p) for p in as_tuple(padding, nd, "padding"))
+    return tuple((p, p) for p in as_tuple(padding, nd, "padding", 0, fn_name))
 
 
 def with_batch_axis(input, nd, fn_name):
@@ -73,9 +83,9 @@ def _conv(nd, fn_name, input, weight, bias, stride, padding, dilation, groups):
         raise ValueError(f"{fn_name}: weight must have shape (out channels, in channels / "
                          f"groups, {nd} kernel dims), got shape {w_shape}")
     _check_channels(fn_name, shape(x)[1], w_shape[1] * groups, w_shape[0], w_shape, groups)
-    stride = as_tuple(stride, nd, "stride")
-    dilation = as_tuple(dilation, nd, "dilation")
-    pads = conv_padding(padding, nd, w_shape[2:], stride, dilation)
+    stride = as_tuple(stride, nd, "stride", 1, fn_name)
+    dilation = as_tuple(dilation, nd, "dilation", 1, fn_name)
+    pads = conv_padding(padding, nd, w_shape[2:], stride, dilation, fn_name)
     out = cv.conv(x, weight, stride=stride, padding=pads, dilation=dilation, groups=groups)
     out = _add_bias(out, bias, nd)
     return out[0] if unbatched else out
@@ -103,8 +113,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
     Raises:
         ValueError: input or weight of the wrong rank; input channels that do not match the
-            weight's; groups that do not divide the channels; a stride, padding or dilation
-            of the wrong length; an unknown padding string; padding='same' with a stride
+            weight's; groups that do not divide the channels; a stride or dilation below 1
+            or a padding below 0, or one of the wrong length; an unknown padding string; padding='same' with a stride
             other than 1; a (dilated) kernel larger than the padded input.
 
     Examples:
@@ -142,8 +152,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
     Raises:
         ValueError: input or weight of the wrong rank; input channels that do not match the
-            weight's; groups that do not divide the channels; a stride, padding or dilation
-            of the wrong length; an unknown padding string; padding='same' with a stride
+            weight's; groups that do not divide the channels; a stride or dilation below 1
+            or a padding below 0, or one of the wrong length; an unknown padding string; padding='same' with a stride
             other than 1; a (dilated) kernel larger than the padded input.
 
     Examples:
@@ -165,15 +175,15 @@ def _conv_transpose(nd, fn_name, input, weight, bias, stride, padding, output_pa
         raise ValueError(f"{fn_name}: weight must have shape (in channels, out channels / "
                          f"groups, {nd} kernel dims), got shape {w_shape}")
     _check_channels(fn_name, shape(x)[1], w_shape[0], w_shape[0], w_shape, groups)
-    stride = as_tuple(stride, nd, "stride")
-    dilation = as_tuple(dilation, nd, "dilation")
-    output_padding = as_tuple(output_padding, nd, "output_padding")
-    if any(op >= s for op, s in zip(output_padding, stride)):
+    stride = as_tuple(stride, nd, "stride", 1, fn_name)
+    dilation = as_tuple(dilation, nd, "dilation", 1, fn_name)
+    output_padding = as_tuple(output_padding, nd, "output_padding", 0, fn_name)
+    if any(op >= max(s, d) for op, s, d in zip(output_padding, stride, dilation)):
         raise ValueError(f"{fn_name}: output_padding {output_padding} must be smaller than "
-                         f"stride {stride}")
+                         f"stride {stride} or dilation {dilation} (as PyTorch)")
     if isinstance(padding, str):
         raise ValueError(f"{fn_name}: padding must be an int or a tuple (as PyTorch)")
-    pads = conv_padding(padding, nd, w_shape[2:], stride, dilation)
+    pads = conv_padding(padding, nd, w_shape[2:], stride, dilation, fn_name)
     sizes = tuple((n - 1) * s - lo - hi + d * (k - 1) + op + 1 for n, s, (lo, hi), d, k, op in
                   zip(shape(x)[2:], stride, pads, dilation, w_shape[2:], output_padding))
     if min(sizes) <= 0:
@@ -198,8 +208,9 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         bias: optional (C_out,).
         stride: an int or a 1-tuple.
         padding: an int or a 1-tuple: removed from both ends of the output (no strings).
-        output_padding: an int or a 1-tuple, smaller than stride: extra length at the end,
-            to pick among the input lengths a strided conv1d maps to L.
+        output_padding: an int or a 1-tuple, smaller than stride or dilation (as PyTorch):
+            extra length at the end, to pick among the input lengths a strided conv1d maps
+            to L.
         groups: as in conv1d; C_in must be divisible by it.
         dilation: an int or a 1-tuple.
 
@@ -209,8 +220,9 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     Raises:
         ValueError: input or weight of the wrong rank; input channels that do not match the
             weight's first dim; groups that do not divide them; a string padding;
-            output_padding not smaller than stride; a stride, padding or dilation of the
-            wrong length; an output size that is not positive.
+            output_padding not smaller than stride or dilation; a stride or dilation below 1,
+            a padding below 0, or one of the wrong length; an output size that is not
+            positive.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -236,8 +248,9 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         bias: optional (C_out,).
         stride: an int or a pair.
         padding: an int or a pair: removed from both ends of each output dim (no strings).
-        output_padding: an int or a pair, each smaller than its stride: extra size at the
-            end, to pick among the input sizes a strided conv2d maps to (H, W).
+        output_padding: an int or a pair, each smaller than its stride or dilation (as
+            PyTorch): extra size at the end, to pick among the input sizes a strided conv2d
+            maps to (H, W).
         groups: as in conv2d; C_in must be divisible by it.
         dilation: an int or a pair.
 
@@ -247,8 +260,9 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     Raises:
         ValueError: input or weight of the wrong rank; input channels that do not match the
             weight's first dim; groups that do not divide them; a string padding;
-            output_padding not smaller than stride; a stride, padding or dilation of the
-            wrong length; an output size that is not positive.
+            output_padding not smaller than stride or dilation; a stride or dilation below 1,
+            a padding below 0, or one of the wrong length; an output size that is not
+            positive.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft

@@ -52,9 +52,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def _is_batched(x):
-    """Whether x is batched by some running vmap (at any level of its wrapper chain)."""
+    """Whether x holds a batch dim of some running vmap (at any level of its wrapper chain);
+    an unbatched argument of a vmapped function (in_dims None) is one batch for every
+    example."""
     while isinstance(x, TransformTensor):
-        if isinstance(x, BatchedTensor):
+        if isinstance(x, BatchedTensor) and x.bdim is not None:
             return True
         x = x.value
     return False
@@ -70,8 +72,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     biased variance normalize, and the running statistics come back updated as PyTorch does:
     (1 - momentum) * running + momentum * batch statistic (the unbiased variance for
     running_var); running statistics given as None come back None. Training mode mixes the
-    examples of a batch, so it is refused under vmap (a per-example gradient would not be
-    one): use group_norm or layer_norm there.
+    examples of a batch, so it is refused under vmap for an input that vmap maps over (a
+    per-example gradient would not be one): use group_norm or layer_norm there. An input
+    that is not mapped (in_dims None) is one batch for every example, and works.
 
     Args:
         input: (N, C, *), channels on axis 1.
@@ -81,7 +84,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         bias: optional (C,) shift.
         training: normalize with the batch statistics and update the running ones.
         momentum: the weight of the batch statistic in the update (PyTorch's convention:
-            flax's momentum is 1 minus this).
+            flax's momentum is 1 minus this). None (torch.nn.BatchNorm's cumulative
+            average) is refused: pass 1 / (n + 1) for the n-th batch instead.
         eps: added to the variance before the square root.
 
     Returns:
@@ -90,7 +94,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
     Raises:
         ValueError: input with fewer than 2 dims; evaluation mode without running_mean and
-            running_var; training mode with one value per channel; training mode under vmap.
+            running_var; training mode with one value per channel; training mode on an
+            input mapped by vmap; momentum=None.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -108,6 +113,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if len(shape) < 2:
         raise ValueError(f"batch_norm: input must be (N, C, *), got shape {shape}")
     bshape = (1, shape[1]) + (1,) * (len(shape) - 2)
+    if momentum is None:
+        raise ValueError(
+            "batch_norm: momentum=None (torch.nn.BatchNorm's cumulative moving average) needs "
+            "the number of batches seen, which this functional form does not carry; pass "
+            "momentum=1 / (n + 1) for the n-th batch (n from 0) to get the same average")
     if training:
         if _is_batched(input):
             raise ValueError(

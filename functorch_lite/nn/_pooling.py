@@ -21,10 +21,10 @@ def _pool(op, fn_name, input, nd, kernel_size, stride, padding, dilation, pad_va
     if rank not in (nd + 1, nd + 2):
         raise ValueError(f"{fn_name}: input must have shape (N, C, {nd} spatial dims) or "
                          f"(C, {nd} spatial dims), got shape {shape(input)}")
-    kernel = as_tuple(kernel_size, nd, "kernel_size")
-    stride = kernel if stride is None else as_tuple(stride, nd, "stride")
-    pads = as_tuple(padding, nd, "padding")
-    dilation = as_tuple(dilation, nd, "dilation")
+    kernel = as_tuple(kernel_size, nd, "kernel_size", 1, fn_name)
+    stride = kernel if stride is None else as_tuple(stride, nd, "stride", 1, fn_name)
+    pads = as_tuple(padding, nd, "padding", 0, fn_name)
+    dilation = as_tuple(dilation, nd, "dilation", 1, fn_name)
     if any(2 * p > k for p, k in zip(pads, kernel)):
         raise ValueError(f"{fn_name}: padding {pads} must be at most half of kernel_size "
                          f"{kernel}, as in PyTorch")
@@ -91,7 +91,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     Raises:
         TypeError: input is not floating point.
         ValueError: input of the wrong rank; padding above half the kernel; a kernel_size,
-            stride, padding or dilation of the wrong length; a window larger than the
+            stride or dilation below 1 or a padding below 0, or one of the wrong length; a window larger than the
             padded input.
         NotImplementedError: ceil_mode=True or return_indices=True.
 
@@ -129,7 +129,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     Raises:
         TypeError: input is not floating point.
         ValueError: input of the wrong rank; padding above half the kernel; a kernel_size,
-            stride, padding or dilation of the wrong length; a window larger than the
+            stride or dilation below 1 or a padding below 0, or one of the wrong length; a window larger than the
             padded input.
         NotImplementedError: ceil_mode=True or return_indices=True.
 
@@ -163,8 +163,8 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         (N, C, L_out) or (C, L_out).
 
     Raises:
-        ValueError: input of the wrong rank; padding above half the kernel; a kernel_size,
-            stride or padding of the wrong length; a window larger than the padded input.
+        ValueError: input of the wrong rank; padding above half the kernel; a kernel_size or
+            stride below 1 or a padding below 0, or one of the wrong length; a window larger than the padded input.
         NotImplementedError: ceil_mode=True.
 
     Examples:
@@ -200,8 +200,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         (N, C, H_out, W_out) or (C, H_out, W_out).
 
     Raises:
-        ValueError: input of the wrong rank; padding above half the kernel; a kernel_size,
-            stride or padding of the wrong length; a window larger than the padded input.
+        ValueError: input of the wrong rank; padding above half the kernel; a kernel_size or
+            stride below 1 or a padding below 0, or one of the wrong length; a window larger than the padded input.
         NotImplementedError: ceil_mode=True.
 
     Examples:

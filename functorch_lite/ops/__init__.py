@@ -5,7 +5,7 @@ functions in `functorch_lite.numpy` are these primitives or composites of them.
 """
 from . import (  # noqa: F401  (registers the ops)
     elementwise, reductions, shape, indexing, linalg, conv, pool, fft, special, searching,
-    scipy_linalg, eig, random, checks)
+    scipy_linalg, eig, random, checks, linalg_factored)
 from ..dispatch import OPS as _OPS
 
 BUILTIN_OPS = dict(_OPS)

@@ -132,6 +132,38 @@ det = defop("det", lambda xp, a: xp.linalg.det(a),
         >>> bool(np.allclose(fnp.linalg.det(np.array([[2.0, 1.0], [1.0, 2.0]])), 3.0))
         True
     """)
+def _adjugate_kernel(xp, a):
+    """det(a) inv(a) where a is invertible; through the SVD where it is not (a = U S Vh gives
+    adj(a) = det(U) det(Vh) Vh^H adj(S) U^H, adj(S) holding the products of all singular
+    values but one), so that det's derivative is defined at every matrix (as torch and JAX)."""
+    if a.dtype.kind not in "fc":
+        a = a.astype(np.float64)
+    sign, logdet = xp.linalg.slogdet(a)
+    singular = sign == 0
+    n = a.shape[-1]
+    eye = xp.eye(n, dtype=a.dtype)
+    safe = xp.where(singular[..., None, None], eye, a) if singular.any() else a
+    out = (sign * xp.exp(logdet))[..., None, None] * xp.linalg.inv(safe)
+    if singular.any():
+        rows = a.reshape((-1, n, n))[singular.reshape(-1)]
+        u, s, vh = xp.linalg.svd(rows)
+        ones = xp.ones(s.shape[:-1] + (1,), dtype=s.dtype)
+        before = xp.cumprod(xp.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+        after = xp.cumprod(xp.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+        unit = xp.linalg.det(u) * xp.linalg.det(vh)
+        vs = xp.conj(xp.swapaxes(vh, -1, -2)) * (before * after)[..., None, :]
+        adj = unit[..., None, None] * (vs @ xp.conj(xp.swapaxes(u, -1, -2)))
+        flat = out.reshape((-1, n, n))
+        flat[singular.reshape(-1)] = adj.astype(out.dtype)
+        out = flat.reshape(out.shape)
+    return out
+
+
+adjugate = defop("adjugate", _adjugate_kernel,
+                 doc="The adjugate (the transposed cofactor matrix) of each square matrix: "
+                     "det(a) inv(a) where a is invertible, and defined at singular matrices too "
+                     "(rank n - 1: rank one; rank n - 2 or less: zero). det's derivative is "
+                     "adjugate(a)^T; there is no NumPy name for it.")
 slogdet = defop("slogdet", lambda xp, a: tuple(xp.linalg.slogdet(a)), multiple_results=True,
                 doc="(sign, logabsdet) of each square matrix (numpy.linalg.slogdet's kernel).")
 cholesky = defop("cholesky", lambda xp, a: xp.linalg.cholesky(a),

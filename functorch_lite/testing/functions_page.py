@@ -109,7 +109,8 @@ def generate():
     """The text of docs/functions.md."""
     lines = [_HEADER]
     for key, title in _SECTIONS:
-        infos = sorted((i for i in OP_DB if _section(i.name) == key), key=lambda i: i.name)
+        infos = sorted((i for i in OP_DB if _section(i.name) == key and not i.internal),
+                       key=lambda i: i.name)
         if not infos:
             continue
         lines += [f"## {title}", "", f"{len(infos)} functions.", "",

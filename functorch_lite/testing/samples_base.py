@@ -93,6 +93,8 @@ class OpInfo:
             ("test_kernel", "test_vmap", "test_jvp", ...) or "test_name:sample_name" for one
             sample; see skip_reason.
         doc: anything special about the entry (why fn is not the bare function, ...).
+        internal: an op with no public name (one that other functions' derivatives use):
+            tested like the others, not listed on the functions page.
 
     Examples:
         >>> import numpy as np
@@ -116,6 +118,7 @@ class OpInfo:
     atol: dict = dataclasses.field(default_factory=dict)
     skips: dict = dataclasses.field(default_factory=dict)
     doc: str = ""
+    internal: bool = False
 
     def __post_init__(self):
         self.rtol = {np.dtype(k): v for k, v in self.rtol.items()}

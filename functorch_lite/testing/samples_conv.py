@@ -234,6 +234,8 @@ def _conv_transpose2d(r):
             S(_a(r, 1, 3, 3, 4), _a(r, 3, 2, 3, 2), _a(r, 2), stride=2, padding=1,
               output_padding=1),
             S(_a(r, 2, 4, 3, 3), _a(r, 4, 1, 2, 2), groups=2, stride=(2, 1), dilation=(1, 2)),
+            S(_a(r, 1, 2, 3, 3), _a(r, 2, 2, 2, 2), dilation=3, output_padding=(2, 1),
+              name="f64_output_padding_below_dilation"),
             S(_a(r, 3, 3, 3), _a(r, 3, 2, 2, 2), _a(r, 2), name="f64_unbatched"),
             S(_a(r, 2, 3, 3, 3, dtype=F32), _a(r, 3, 2, 3, 3, dtype=F32), stride=2)]
 
@@ -241,6 +243,7 @@ def _conv_transpose2d(r):
 def _conv_transpose1d(r):
     return [S(_a(r, 2, 3, 4), _a(r, 3, 2, 3)),
             S(_a(r, 2, 2, 4), _a(r, 2, 3, 3), _a(r, 3), stride=3, padding=1, output_padding=2),
+            S(_a(r, 2, 2, 4), _a(r, 2, 3, 2), dilation=2, output_padding=1, padding=1),
             S(_a(r, 3, 5, dtype=F32), _a(r, 3, 2, 2, dtype=F32), name="f32_unbatched")]
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import nn
 from .. import numpy as fnp
+from ..ops import linalg as la, linalg_factored as lf
 from .samples_base import (EVEN, F32, F64, I64, NONZERO, REAL, OpInfo, S, array, fixed, spd,
                            unary, well_conditioned)
 
@@ -115,6 +116,20 @@ def _solve(r):
             S(well_conditioned(r, 3, dtype=F32), _a(r, 3, dtype=F32))]
 
 
+def _factored_solve(a, b, trans=0):
+    return lf.solve_factored(a, *lf.solve_factors(a), b, trans=trans)
+
+
+def _np_op_solve(a, b, trans=0):
+    return np.linalg.solve(np.swapaxes(a, -1, -2) if trans else a, b)
+
+
+def _factored_samples(r):
+    return _solve(r) + [S(well_conditioned(r, 3), _a(r, 3, 2), trans=1, name="f64_transposed"),
+                        S(well_conditioned(r, 3, (2,)), _a(r, 3), trans=1,
+                          name="f64_stack_transposed_vector")]
+
+
 def _spd_samples(*extra_kwargs):
     def samples(r):
         out = [S(spd(r, 3)), S(spd(r, 4, (2,))), S(spd(r, 1)), S(spd(r, 3, dtype=F32))]
@@ -190,6 +205,13 @@ LINALG = [
     _linalg("inv", fnp.linalg.inv, np.linalg.inv, _square),
     _linalg("det", fnp.linalg.det, np.linalg.det, _square),
     _linalg("slogdet", fnp.linalg.slogdet, np.linalg.slogdet, _square),
+    _linalg("solve_factored", _factored_solve, _np_op_solve, _factored_samples,
+            numpy_fn=None, internal=True, doc="the solve of solve's derivatives (one factorization, see "
+                               "ops/linalg_factored.py); fn factors, then solves"),
+    _linalg("adjugate", la.adjugate, lambda a: np.linalg.det(a)[..., None, None] *
+            np.linalg.inv(a), _square, numpy_fn=None, internal=True,
+            doc="the op behind det's derivative (no NumPy name); its values at singular "
+                "matrices are tested in tests/test_det_singular.py"),
     _linalg("cholesky", lambda a, **kw: fnp.linalg.cholesky(_fsym(a), **kw),
             lambda a, **kw: np.linalg.cholesky(_nsym(a), **kw), _spd_samples({"upper": True}),
             doc="fn takes the Hermitian part ((a + a^H)/2) so derivatives stay symmetric"),

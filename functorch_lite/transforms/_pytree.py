@@ -77,7 +77,16 @@ def as_differentiable_leaf(x, where, transform):
                         f"the Python {type(x).__name__} {x!r}. Pass a float (e.g. {float(x)!r}) "
                         "or leave it out of argnums")
     raise TypeError(f"{transform} cannot differentiate {where}: a {type(x).__name__} is not "
-                    "an array")
+                    f"an array{conversion_hint(x)}")
+
+
+def conversion_hint(x):
+    """How to convert an array of another library (a jax.Array, a torch.Tensor), which
+    transforms do not take as it is; "" for other objects."""
+    if any(hasattr(x, a) for a in ("__array__", "__array_interface__", "__dlpack__")):
+        return (f" (convert the {type(x).__name__} with np.asarray(x), or cupy.asarray(x) for "
+                "device data: transforms take NumPy and CuPy arrays)")
+    return ""
 
 
 def flatten_diff_args(args, argnums, transform):
@@ -161,6 +170,53 @@ def as_plain(x):
     """NumPy scalars (what NumPy returns for 0-d results) become 0-d arrays, so transforms
     return arrays consistently; everything else is unchanged."""
     return np.asarray(x) if isinstance(x, np.generic) else x
+
+
+def _root(x):
+    """The object that owns x's memory (x itself when it owns it)."""
+    base = getattr(x, "base", None)
+    while base is not None:
+        x = base
+        base = getattr(x, "base", None)
+    return x
+
+
+def _unsafe(x):
+    """Whether the user could not write into x safely: read-only, or a broadcast (zero-stride)
+    view, which CuPy lets one write into and NumPy does not."""
+    if not getattr(getattr(x, "flags", None), "writeable", True):
+        return True
+    return any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
+
+
+def fresh_outputs(out, inputs):
+    """`out` (a pytree) with each raw array that is read-only, a broadcast view, or that shares
+    its memory owner with an array in `inputs` (a list of leaves) or with an earlier output
+    replaced by a copy. See Note [fresh outputs].
+
+    Note [fresh outputs]
+    --------------------
+    Every array a transform returns to the user is writable and owns its memory, or is a
+    view of an array that nothing else holds: `g = grad(f)(x); g *= 0.1` must work and change
+    neither x nor another output. Rules pass values through unchanged where the math says so
+    (the cotangent of a sum is a broadcast view of the seed; the tangent of the identity is the
+    user's tangent; vmap returns an unbatched output as a broadcast), so each transform runs
+    its outputs through this check once, where they reach the user; outputs that are wrappers
+    (the transform runs inside another one) are not the user's yet and pass as they are.
+    Arrays a function closes over and returns are part of the function, not copied."""
+    leaves, spec = optree.tree_flatten(out)
+    owners, changed = None, False
+    for k, x in enumerate(leaves):
+        if isinstance(x, (np.generic, Tensor)) or not is_array(x):
+            continue
+        if owners is None:
+            owners = {id(_root(a)) for a in inputs if is_array(a)}
+        owner = _root(x)
+        if id(owner) in owners or _unsafe(x):
+            leaves[k] = owner = x.copy()
+            changed = True
+        owners.add(id(owner))
+    return spec.unflatten(leaves) if changed else out
 
 
 def private_copy(x):

@@ -390,7 +390,12 @@ class custom_jvp:
         def flat_rule(xs, ts):
             ps = optree.tree_unflatten(in_def, list(xs))
             ts = optree.tree_unflatten(in_def, list(ts))
-            out, t_out = self.jvp_rule(*nondiff, tuple(ps), tuple(ts))
+            result = self.jvp_rule(*nondiff, tuple(ps), tuple(ts))
+            if not (isinstance(result, (tuple, list)) and len(result) == 2):
+                raise RuleError(f"the jvp rule of custom_jvp function {name!r} must return a "
+                                f"pair (primal_out, tangent_out); it returned "
+                                f"{_describe(result)}")
+            out, t_out = result
             _check_no_closure(f"the jvp rule of custom_jvp function {name!r}", (xs, ts),
                               (out, t_out))
             out_leaves, spec = optree.tree_flatten(out)

@@ -41,7 +41,8 @@ from ..derivatives import (  # noqa: F401  (registers the jvp rules)
     jvp_elementwise, jvp_reductions, jvp_shape, jvp_indexing, jvp_linalg, jvp_conv,
     jvp_pool, jvp_fft, jvp_special, jvp_scipy_linalg, jvp_eig)
 from .. import numpy as fnp
-from ._pytree import check_output_leaf, private_copy, refuse_array_subclass, split_aux
+from ._pytree import (check_output_leaf, conversion_hint, fresh_outputs, private_copy,
+                      refuse_array_subclass, split_aux)
 
 float0 = np.dtype([("float0", np.void, 0)])
 """The dtype of the tangent of an integer or bool value (as JAX's float0): it holds no data.
@@ -184,7 +185,7 @@ def check_tangent(p, t, where):
     if not _is_value(p):
         if t is not None:
             raise TypeError(f"{where}: the primal is a {type(p).__name__}, not an array, so its "
-                            "tangent must be None")
+                            f"tangent must be None{conversion_hint(p)}")
         return None
     pdt = _dtype(p)
     if t is None:
@@ -319,6 +320,7 @@ def jvp(f, primals, tangents, has_aux=False):
     t_out = [zero_tangent(p) if t is None else t for p, t in pairs]
     check_usable(p_out)  # Note [levels and escaped wrappers], 3
     check_usable(t_out)
+    p_out, t_out, aux = fresh_outputs((p_out, t_out, aux), p_leaves + t_leaves)
     primal_out = out_def.unflatten(p_out)
     tangent_out = out_def.unflatten(t_out)
     if has_aux:
@@ -432,6 +434,7 @@ class LinearizedJVP:
         out = [zero_tangent(p) if n is None else env[n]
                for n, p in zip(self._out_nodes, self._out_primals)]
         check_usable(out)
+        out = fresh_outputs(out, t_leaves + self._p_leaves)   # Note [fresh outputs]
         return self._out_def.unflatten(out)
 
     @property

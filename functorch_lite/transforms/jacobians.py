@@ -138,8 +138,8 @@ def hessian(f, argnums=0, has_aux=False):
         array([[4., 2.],
                [2., 0.]])
     """
-    h = jacfwd(jacrev(f, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
-    h.__name__ = f"hessian({getattr(f, '__name__', 'f')})"
+    h = _jacfwd(jacrev(f, argnums, has_aux=has_aux), argnums, has_aux, "hessian")
+    h.__name__ = h.__qualname__ = f"hessian({getattr(f, '__name__', 'f')})"
     return h
 
 
@@ -210,15 +210,20 @@ def jacfwd(f, argnums=0, has_aux=False, chunk_size=None):
         array([[2., 0.],
                [1., 0.]])
     """
+    return _jacfwd(f, argnums, has_aux, "jacfwd", chunk_size)
+
+
+def _jacfwd(f, argnums, has_aux, transform, chunk_size=None):
+    """jacfwd, its errors naming `transform` (hessian is jacfwd of jacrev)."""
     from .forward import jvp
     from .vmap import vmap
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise ValueError(f"jacfwd: chunk_size must be a positive int or None, got {chunk_size!r}")
 
     def jacfwd_f(*args, **kwargs):
-        nums, is_tuple = normalize_argnums(argnums, len(args), "jacfwd")
-        leaves, spec = flatten_diff_args(args, nums, "jacfwd")
-        _refuse_complex(leaves, "jacfwd", "input", "use jvp along the real and the imaginary "
+        nums, is_tuple = normalize_argnums(argnums, len(args), transform)
+        leaves, spec = flatten_diff_args(args, nums, transform)
+        _refuse_complex(leaves, transform, "input", "use jvp along the real and the imaginary "
                         "directions, or jacrev for a real output (as JAX without "
                         "holomorphic=True)")
         selected = optree.tree_unflatten(spec, leaves)
@@ -246,5 +251,5 @@ def jacfwd(f, argnums=0, has_aux=False, chunk_size=None):
         return jac
 
     name = getattr(f, "__name__", type(f).__name__)
-    jacfwd_f.__name__ = jacfwd_f.__qualname__ = f"jacfwd({name})"
+    jacfwd_f.__name__ = jacfwd_f.__qualname__ = f"{transform}({name})"
     return jacfwd_f

@@ -53,8 +53,9 @@ from ..ops import elementwise as ew
 from ..tensor import Tensor, TransformTensor, check_usable
 from ._grad_options import (check_holomorphic_inputs, check_holomorphic_output, float0_gradient,
                             flatten_allowing_ints, is_integer_leaf)
-from ._pytree import (as_plain, check_output_leaf, dtype_of, flatten_diff_args, normalize_argnums,
-                      private_copy, replace_args, split_aux, unflatten_selected)
+from ._pytree import (as_plain, check_output_leaf, dtype_of, flatten_diff_args, fresh_outputs,
+                      normalize_argnums, private_copy, replace_args, split_aux,
+                      unflatten_selected)
 
 
 class GradTensor(TransformTensor):
@@ -320,7 +321,7 @@ def _grad_and_value_impl(f, argnums, has_aux, transform, args, kwargs, holomorph
     value = np.asarray(value, dtype=float) if isinstance(value, (float, int)) else as_plain(value)
     check_usable((value,))  # a wrapper of a finished transform returned as f's value
     aux = _output_value(aux, interp) if has_aux else None
-    return grads, value, aux
+    return fresh_outputs((grads, value, aux), optree.tree_leaves((args, kwargs)))
 
 
 def grad_and_value(f, argnums=0, has_aux=False, *, holomorphic=False, allow_int=False):
@@ -522,6 +523,7 @@ def _vjp(f, primals, has_aux, snapshot):
         cts = backward(tape, nslots, seeds) if seeds else [None] * nslots
         grads = _leaf_gradients(cts, leaves, range(len(leaves)))
         check_usable(grads)
+        grads = fresh_outputs(grads, ct_leaves + leaves)   # Note [fresh outputs]
         return tuple(unflatten_selected(spec, grads)) if primals else ()
 
     if has_aux:

@@ -31,7 +31,7 @@ from ..batching_rules.fallback import loop_batch_rule
 from ..dispatch import OPS, Op
 from ..interpreter import Interpreter
 from ..tensor import Tensor, TransformTensor, check_usable
-from ._pytree import check_output_leaf, refuse_array_subclass
+from ._pytree import check_output_leaf, conversion_hint, fresh_outputs, refuse_array_subclass
 
 class _Unset:
     """The default of in_dims/out_dims and their JAX spellings: 0, told apart from an explicit
@@ -96,6 +96,40 @@ class VmapIndexError(IndexError):
     """An index error inside a vmapped function, reported with the logical shapes."""
 
 
+_BOTH = {}
+
+
+def _both(kind, vmap_kind):
+    """An exception class that is both the kernel's `kind` and `vmap_kind`, so the restated
+    error is caught by either name (`except np.linalg.LinAlgError` works in a loop and under
+    vmap alike); it keeps kind's name. Cached: one class per pair."""
+    if issubclass(kind, vmap_kind):
+        return kind
+    if issubclass(vmap_kind, kind):
+        return vmap_kind
+    cls = _BOTH.get((kind, vmap_kind))
+    if cls is None:
+        try:
+            cls = type(kind.__name__, (kind, vmap_kind),
+                       {"__module__": kind.__module__, "__qualname__": kind.__qualname__,
+                        "__reduce__": _reduce_both})
+        except TypeError:  # a layout conflict (a C class with its own fields): vmap's own
+            return vmap_kind
+        _BOTH[(kind, vmap_kind)] = cls
+    return cls
+
+
+def _reduce_both(err):
+    """Pickling (a Dask cluster sends errors back): rebuilt through _both, as the class is
+    made at run time."""
+    kind, vmap_kind = type(err).__bases__
+    return _rebuild_both, (kind, vmap_kind, err.args), err.__dict__
+
+
+def _rebuild_both(kind, vmap_kind, args):
+    return _both(kind, vmap_kind)(*args)
+
+
 class VmapInterpreter(Interpreter):
     """Applies batching rules. Arguments of other levels are constants (bdim None)."""
 
@@ -138,9 +172,11 @@ class VmapInterpreter(Interpreter):
         except ValueError as err:
             if getattr(err, "vmap_user_error", False):
                 raise
-            raise self._shape_error(VmapShapeError, op, args, str(err)) from err
+            raise self._shape_error(_both(type(err), VmapShapeError), op, args,
+                                    str(err)) from err
         except IndexError as err:
-            raise self._shape_error(VmapIndexError, op, args, str(err)) from err
+            raise self._shape_error(_both(type(err), VmapIndexError), op, args,
+                                    str(err)) from err
         return tuple(self._wrap(o, b) for o, b in zip(out, out_bdim))
 
     def _wrap(self, value, bdim):
@@ -163,9 +199,13 @@ class VmapInterpreter(Interpreter):
                 shapes.append(str(tuple(a.shape)))
             else:
                 shapes.append(type(a).__name__)
-        err = cls(f"{op.name} failed under vmap (level {self.level}, batch size "
-                  f"{self.batch_size}) on per-example shapes {', '.join(shapes)}: "
-                  f"{kernel_message}")
+        message = (f"{op.name} failed under vmap (level {self.level}, batch size "
+                   f"{self.batch_size}) on per-example shapes {', '.join(shapes)}: "
+                   f"{kernel_message}")
+        try:
+            err = cls(message)
+        except TypeError:  # a kind whose constructor takes other arguments
+            err = (VmapIndexError if issubclass(cls, IndexError) else VmapShapeError)(message)
         err.kernel_message = kernel_message
         return err
 
@@ -312,9 +352,11 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
             from ..dask import vmap_over_chunks
             return vmap_over_chunks(func, in_dims, out_dims, args, kwargs, leaves, dims)
         if chunk_size is not None and chunk_size < size:
-            return _run_chunked(func, args, kwargs, leaves, dims, rebuild, size, out_dims,
-                                chunk_size)
-        return _run(func, kwargs, leaves, dims, rebuild, size, out_dims)
+            out = _run_chunked(func, args, kwargs, leaves, dims, rebuild, size, out_dims,
+                               chunk_size)
+        else:
+            out = _run(func, kwargs, leaves, dims, rebuild, size, out_dims)
+        return fresh_outputs(out, leaves)   # Note [fresh outputs]
 
     return batched_func
 
@@ -421,7 +463,7 @@ def _batch_size(args, in_dims, leaves, dims, axis_size):
             name = _leaf_names(args)[k]
             raise _user_error(ValueError, f"vmap: {name} is a {type(leaf).__name__}, which has no "
                                           f"axes, but in_dim {dim} asks to map over it; give it "
-                                          "in_dims None")
+                                          f"in_dims None{conversion_hint(leaf)}")
         nd = len(shape)
         if not -nd <= dim < nd:
             name = _leaf_names(args)[k]
@@ -524,8 +566,7 @@ def _unwrap_leaf(x, out_dim, interp, size, mapped):
     shape = tuple(x.shape)
     target = shape[:out_dim] + (size,) + shape[out_dim:]
     expanded = fnp.reshape(x, shape[:out_dim] + (1,) + shape[out_dim:])
-    out = fnp.broadcast_to(expanded, target)
-    return out if isinstance(out, Tensor) else out.copy()
+    return fnp.broadcast_to(expanded, target)   # a raw one is copied: Note [fresh outputs]
 
 
 def _run_chunked(func, args, kwargs, leaves, dims, rebuild, size, out_dims, chunk_size):
