@@ -24,6 +24,7 @@ from .transforms.custom import custom_vjp, custom_jvp
 from .transforms.checkpoint import checkpoint, remat, checkpoint_policies
 from .rule_checks import RuleError
 from .jit import jit, make_graph, TracerConversionError
+from .jit.xla import set_jit_backend
 
 _install_array_methods()
 
@@ -31,6 +32,7 @@ __all__ = [
     # transforms
     "vmap", "grad", "grad_and_value", "value_and_grad", "vjp", "jvp", "linearize", "jacrev",
     "jacfwd", "hessian", "custom_vjp", "custom_jvp", "stop_gradient", "jit", "make_graph",
+    "set_jit_backend",
     "checkpoint", "remat", "checkpoint_policies",
     # extension API
     "defop", "Op", "OPS", "register_batch_rule", "Tensor", "TransformTensor", "Interpreter",

@@ -28,6 +28,7 @@ from .fold import fold_constants
 from .fuse import fusion_groups
 from .simplify import simplify
 from .trace import trace
+from .xla import compile_xla, resolve_backend
 
 _SCALARS = (bool, int, float, complex)
 
@@ -145,11 +146,14 @@ class _Compiled:
     """One signature's programs and generated function; `run(*dynamic_values)` gives the
     function's output (its pytree rebuilt, unless it is a single array)."""
 
-    def __init__(self, traced, optimized, xp):
+    def __init__(self, traced, optimized, xp, backend="numpy"):
         self.traced, self.optimized, self.out_tree = traced, optimized, traced.out_tree
         self.xp = xp
         single = self.out_tree.num_leaves == 1 and self.out_tree.num_nodes == 1
-        self.fn = generate(optimized, xp, single=single)
+        if backend == "xla" and xp is np:  # the XLA backend (xla.py) compiles host programs
+            self.fn = compile_xla(optimized, single=single)
+        else:
+            self.fn = generate(optimized, xp, single=single)
         if single:
             self.run = self.fn
         else:
@@ -165,9 +169,11 @@ class _Compiled:
 class Jitted:
     """The function returned by ft.jit (see `jit`)."""
 
-    def __init__(self, f, static_argnums, static_argnames, max_retraces, cache_size):
+    def __init__(self, f, static_argnums, static_argnames, max_retraces, cache_size,
+                 backend=None):
         functools.update_wrapper(self, f)
         self.f = f
+        self.backend = resolve_backend(backend)
         self.static_argnums = _normalize_argnums(static_argnums)
         self.static_argnames = ((static_argnames,) if isinstance(static_argnames, str)
                                 else tuple(static_argnames))
@@ -211,7 +217,7 @@ class Jitted:
                   for x, d in zip(split.leaves, split.dynamic)]
         traced, first = trace(self.f, leaves, split.dynamic, split.rebuild,
                               split.input_names())
-        compiled = _Compiled(traced, optimize(traced), xp)
+        compiled = _Compiled(traced, optimize(traced), xp, self.backend)
         compiled.fast_key = None
         if not kwargs and not self.static_argnums and all(
                 type(a) is np.ndarray or is_array(a) for a in args):
@@ -253,7 +259,8 @@ def _what_changed(old, new):
     return "the signature changed"
 
 
-def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_size=64):
+def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_size=64,
+        backend=None):
     """Compile `f`: trace it once per input signature and replay the program as generated
     straight-line NumPy (or CuPy) code (jax.jit's semantics).
 
@@ -270,6 +277,9 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
         static_argnames: names of keyword arguments treated as static.
         max_retraces: traces after which a PerformanceWarning is issued.
         cache_size: how many compiled programs are kept (least recently used dropped).
+        backend: "numpy" (replay NumPy calls) or "xla" (compile with jax.jit; NumPy arrays in
+            and out); None takes set_jit_backend's choice, else $FUNCTORCH_LITE_JIT_BACKEND,
+            else "numpy". CuPy programs always use the CuPy backend.
 
     Returns:
         A callable with f's arguments and results, or a decorator when f is None.
@@ -278,7 +288,8 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
         TypeError: static_argnums that are not ints, a static argument that is not hashable,
             or (TracerConversionError, a TypeError) Python control flow or a conversion such
             as float(x) on a traced value while tracing.
-        ValueError: static_argnums out of range for a call.
+        ValueError: static_argnums out of range for a call, or an unknown backend.
+        ImportError: backend "xla" without JAX installed.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -290,8 +301,8 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
     """
     if f is None:
         return lambda g: jit(g, static_argnums=static_argnums, static_argnames=static_argnames,
-                             max_retraces=max_retraces, cache_size=cache_size)
-    return Jitted(f, static_argnums, static_argnames, max_retraces, cache_size)
+                             max_retraces=max_retraces, cache_size=cache_size, backend=backend)
+    return Jitted(f, static_argnums, static_argnames, max_retraces, cache_size, backend)
 
 
 class Graph:
