@@ -86,9 +86,6 @@ class XlaFunction:
             for a in eqn.ins:
                 if isinstance(a, Const) and getattr(a.value, "size", 0) > _INLINE_SIZE:
                     big.setdefault(id(a.value), a.value)
-        for a in program.outputs:
-            if isinstance(a, Const) and getattr(a.value, "size", 0) > _INLINE_SIZE:
-                big.setdefault(id(a.value), a.value)
         big_ids = list(big)
         self.nchecks = 0
         with _x64(jax):
@@ -97,7 +94,8 @@ class XlaFunction:
                 *specs, *big.values())
             self.compiled = self.lowered.compile()
             self.consts = [jax.device_put(v) for v in big.values()]
-        self.nouts = len(program.outputs)
+        self.computed = [isinstance(a, Var) for a in program.outputs]
+        self.nouts = sum(self.computed)
 
     @property
     def source(self):
@@ -112,6 +110,7 @@ class XlaFunction:
         consts = dict(zip(big_ids, values[n:]))
         checks = []
         ctx = _Context(checks)
+        host = xla_lowerings.HOST_ONLY
 
         def read(atom):
             if isinstance(atom, Var):
@@ -120,26 +119,46 @@ class XlaFunction:
         for eqn in program.eqns:
             ins = [read(a) for a in eqn.ins]
             lower = xla_lowerings.LOWERINGS.get(eqn.op.name)
-            if lower is None or _foreign(eqn.op) or eqn.op.name in xla_lowerings.HOST_ONLY:
+            outs = None
+            if lower is not None and eqn.op.name not in host and not _foreign(eqn.op):
+                ctx.out_dtypes = [v.dtype for v in eqn.outs]
+                try:
+                    out = lower(ctx, *ins, **eqn.params)
+                    outs = tuple(out) if eqn.op.multiple_results else (out,)
+                except xla_lowerings.NotLowered:
+                    pass
+            if outs is None:
                 outs = _on_host(self.jax, eqn, ins)
-            else:
-                out = lower(ctx, *ins, **eqn.params)
-                outs = tuple(out) if eqn.op.multiple_results else (out,)
             for v, o in zip(eqn.outs, outs):
                 env[v.id] = _fit(self.jax, eqn, o, v)
         self.nchecks = len(checks)
         jnp = self.jax.numpy
-        return [jnp.asarray(read(a)) for a in program.outputs] + checks
+        return [jnp.asarray(read(a)) for a in program.outputs if isinstance(a, Var)] + checks
 
     def __call__(self, *args):
         with _x64(self.jax):
             outs = self.compiled(*args, *self.consts)
         if self.nchecks and any(bool(f) for f in outs[self.nouts:]):
-            self.program.evaluate(*args)   # raises the op's own error, as the NumPy backend
-            raise RuntimeError("ft.jit (xla): a range check failed but NumPy raised nothing")
-        results = [np.array(o) for o in outs[:self.nouts]]
-        results = [r[()] if r.ndim == 0 else r for r in results]
+            # a check failed: NumPy's replay raises the op's own error (or is the answer)
+            outs = [np.asarray(o) for o, c in zip(self.program.evaluate(*args), self.computed)
+                    if c]
+        it = iter(outs)
+        results = [_fresh(next(it)) if c else _copy(a.value)
+                   for a, c in zip(self.program.outputs, self.computed)]
         return results[0] if self.single else results
+
+
+def _fresh(out):
+    """A computed output as a new writable NumPy array (a NumPy scalar when 0-d, as ufuncs
+    and reductions give)."""
+    out = np.array(out)
+    return out[()] if out.ndim == 0 else out
+
+
+def _copy(value):
+    """A constant output: arrays are copied, so a caller writing into one changes no later
+    call's result (as codegen does)."""
+    return value.copy() if hasattr(value, "copy") else value
 
 
 class _Context:
@@ -147,6 +166,7 @@ class _Context:
 
     def __init__(self, checks):
         self.checks = checks
+        self.out_dtypes = []
 
     def check(self, flag):
         self.checks.append(flag)

@@ -10,7 +10,9 @@ on the host inside the compiled program (`jax.pure_callback`), so a program hold
 compiles and gives the NumPy backend's result. An op registered outside the library is run the
 same way.
 
-`ctx.check(flag)` records a boolean that is true when the op would have raised (an index out of
+A lowering raises NotLowered for operands it cannot express (a boolean mask computed by the
+program, whose selection has a value-dependent size): that equation then runs on the host.
+`ctx.out_dtypes` are the dtypes the trace recorded for the equation's results; `ctx.check(flag)` records a boolean that is true when the op would have raised (an index out of
 range): the compiled function returns it with the outputs, and a call whose flag is set is re-run
 on NumPy, which raises the op's own error.
 """
@@ -39,6 +41,8 @@ UFUNCS = (
 """Ops whose kernel is the array module's function of the same name: jax.numpy's here."""
 
 HOST_ONLY = {
+    "eig": "the sign (phase) of each eigenvector is whatever the LAPACK build picks; XLA's "
+           "differs from NumPy's in float32, so only NumPy's own call gives NumPy's vectors",
     "argpartition": "the order of each side of the partition is NumPy's introselect's own; "
                     "no XLA sort reproduces it, and a different valid order breaks equality "
                     "with the NumPy backend",
@@ -46,9 +50,23 @@ HOST_ONLY = {
 """Ops run as their NumPy kernel through a host callback, with the reason."""
 
 
+class NotLowered(Exception):
+    """Raised by a lowering for operands it cannot express; the equation runs on the host."""
+
+
+def _promote(*args):
+    """The array operands cast to the dtype NumPy computes in (jax.numpy promotes differently:
+    float32 with int32 is float64 in NumPy and float32 in JAX). Python scalars stay weak."""
+    arrays = [a for a in args if hasattr(a, "dtype")]
+    if len({a.dtype for a in arrays}) < 2:
+        return args
+    dtype = np.result_type(*[a if not hasattr(a, "dtype") else a.dtype for a in args])
+    return [jnp.asarray(a, dtype) if hasattr(a, "dtype") else a for a in args]
+
+
 def _ufunc(name):
     fn = getattr(jnp, name)
-    return lambda ctx, *args: fn(*args)
+    return lambda ctx, *args: fn(*_promote(*args))
 
 
 def _reduction(fn, dtype=False):
@@ -88,7 +106,13 @@ def _check_array_indices(ctx, x, index, arrays):
         axis += _consumed_axes(entry)
 
 
+def _no_traced_masks(arrays):
+    if any(not isinstance(a, np.ndarray) and a.dtype == bool for a in arrays):
+        raise NotLowered("a boolean mask computed by the program")
+
+
 def _getitem(ctx, x, *arrays, index):
+    _no_traced_masks(arrays)
     _check_array_indices(ctx, x, index, arrays)
     return jnp.asarray(x)[build_index(index, arrays)]
 
@@ -98,9 +122,35 @@ _AT = {"set": "set", "add": "add", "multiply": "multiply", "min": "min", "max": 
 
 def _scatter(ctx, x, values, *arrays, index, mode):
     x = jnp.asarray(x)
+    _no_traced_masks(arrays)
     _check_array_indices(ctx, x, index, arrays)
     values = jnp.asarray(values).astype(x.dtype)
     return getattr(x.at[build_index(index, arrays)], _AT[mode])(values)
+
+
+def _arg_extreme(fn, pick):
+    """argmax/argmin; complex values compare as NumPy's do (real part, then imaginary part),
+    which jax.numpy refuses."""
+    def lower(ctx, x, axis=None, keepdims=False):
+        if not jnp.iscomplexobj(x):
+            return fn(x, axis=axis, keepdims=keepdims)
+        if axis is None:
+            x, axis = jnp.ravel(x), 0
+        re = jnp.real(x)
+        best = pick(re, axis=axis, keepdims=True)
+        im = jnp.where(re == best, jnp.imag(x), jnp.where(pick is jnp.max, -jnp.inf, jnp.inf))
+        out = fn(im, axis=axis)
+        return jnp.expand_dims(out, axis) if keepdims else out
+    return lower
+
+
+def _special(name, *, takes_n=False):
+    """A scipy.special function computed in the result's dtype (SciPy's loops are float64 for
+    a float32 argument with a Python int n; JAX's would stay float32)."""
+    fn = getattr(jss, name)
+    if takes_n:
+        return lambda ctx, x, n: fn(n, jnp.asarray(x, ctx.out_dtypes[0]))
+    return lambda ctx, x: fn(jnp.asarray(x, ctx.out_dtypes[0]))
 
 
 def _check_index_range(ctx, x, *, size, what):
@@ -222,7 +272,7 @@ def _pivots_to_permutation(ctx, piv):
 
 
 def _einsum(ctx, *operands, subscripts, optimize="greedy"):
-    return jnp.einsum(subscripts, *operands, precision=_HIGHEST)
+    return jnp.einsum(subscripts, *_promote(*operands), precision=_HIGHEST)
 
 
 def _threefry(ctx, key, counts):
@@ -234,15 +284,15 @@ LOWERINGS = {name: _ufunc(name) for name in UFUNCS}
 LOWERINGS.update({
     "stop_gradient": lambda ctx, x: x,
     "round": lambda ctx, x, decimals=0: jnp.round(x, decimals),
-    "where": lambda ctx, cond, x, y: jnp.where(cond, x, y),
+    "where": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
     "astype": lambda ctx, x, dtype: jnp.asarray(x).astype(dtype),
     # reductions and scans
     "sum": _reduction(jnp.sum, dtype=True),
     "prod": _reduction(jnp.prod, dtype=True),
     "max": _reduction(jnp.max),
     "min": _reduction(jnp.min),
-    "argmax": _reduction(jnp.argmax),
-    "argmin": _reduction(jnp.argmin),
+    "argmax": _arg_extreme(jnp.argmax, jnp.max),
+    "argmin": _arg_extreme(jnp.argmin, jnp.min),
     "all": _reduction(jnp.all),
     "any": _reduction(jnp.any),
     "cumsum": lambda ctx, x, axis=None, dtype=None: jnp.cumsum(x, axis=axis, dtype=dtype),
@@ -254,7 +304,7 @@ LOWERINGS.update({
     "reshape": lambda ctx, x, shape, order="C": jnp.reshape(x, shape, order=order),
     "transpose": lambda ctx, x, axes=None: jnp.transpose(x, axes),
     "broadcast_to": lambda ctx, x, shape: jnp.broadcast_to(x, shape),
-    "concatenate": lambda ctx, *xs, axis=0: jnp.concatenate(xs, axis=axis),
+    "concatenate": lambda ctx, *xs, axis=0: jnp.concatenate(_promote(*xs), axis=axis),
     "pad": lambda ctx, x, pad_width, constant_values=0: jnp.pad(
         x, pad_width, mode="constant", constant_values=constant_values),
     "diagonal": lambda ctx, x, offset=0, axis1=0, axis2=1: jnp.diagonal(x, offset, axis1, axis2),
@@ -273,7 +323,7 @@ LOWERINGS.update({
     "pool_max_select": _pool_max_select,
     "pool_max_scatter": _pool_max_scatter,
     # linear algebra
-    "matmul": lambda ctx, a, b: jnp.matmul(a, b, precision=_HIGHEST),
+    "matmul": lambda ctx, a, b: jnp.matmul(*_promote(a, b), precision=_HIGHEST),
     "einsum": _einsum,
     "solve": lambda ctx, a, b: jnp.linalg.solve(a, b),
     "inv": lambda ctx, a: jnp.linalg.inv(a),
@@ -283,7 +333,6 @@ LOWERINGS.update({
     "eigh": lambda ctx, a, UPLO="L": tuple(jnp.linalg.eigh(a, UPLO=UPLO)),
     "svd": lambda ctx, a, full_matrices=True: tuple(jnp.linalg.svd(a, full_matrices)),
     "qr": lambda ctx, a, mode="reduced": tuple(jnp.linalg.qr(a, mode)),
-    "eig": lambda ctx, a: tuple(jnp.linalg.eig(a)),
     "eigvals": lambda ctx, a: jnp.linalg.eigvals(a),
     "solve_triangular": _solve_triangular,
     "lu_factor": _lu_factor,
@@ -296,13 +345,13 @@ LOWERINGS.update({
     "irfftn": lambda ctx, x, axes, n, norm=None: jnp.fft.irfftn(
         x, s=[x.shape[a] for a in axes[:-1]] + [n], axes=axes, norm=norm),
     # special functions
-    "erf": lambda ctx, x: jss.erf(x),
-    "erfc": lambda ctx, x: jss.erfc(x),
-    "erfinv": lambda ctx, x: jss.erfinv(x),
-    "gammaln": lambda ctx, x: jss.gammaln(x),
-    "digamma": lambda ctx, x: jss.digamma(x),
-    "ndtri": lambda ctx, x: jss.ndtri(x),
-    "polygamma": lambda ctx, x, n: jss.polygamma(n, x),
+    "erf": _special("erf"),
+    "erfc": _special("erfc"),
+    "erfinv": _special("erfinv"),
+    "gammaln": _special("gammaln"),
+    "digamma": _special("digamma"),
+    "ndtri": _special("ndtri"),
+    "polygamma": _special("polygamma", takes_n=True),
     # random bits
     "threefry2x32": _threefry,
 })
