@@ -18,8 +18,9 @@ threads; one is busy), the best of `--repeats` rounds of interleaved batches, si
 machine wall-clock time measures the other tenants as much as the program; the ratios ft.jit(xla) / JAX
 and ft.jit(numpy) / JAX, the first-call (trace + compile) seconds of ft.jit on XLA and of jax.jit,
 and the largest difference of ft.jit(xla) from ft.jit(numpy) relative to the result's scale.
-JAX runs with 64-bit types enabled (the programs are float64) on arguments it already holds;
-ft.jit takes and returns NumPy arrays.
+JAX runs with 64-bit types enabled (the programs are float64), twice: on arguments it already
+holds, returning its own arrays (jax.jit, its best case), and with NumPy arrays in and out
+(jax-np: what ft.jit does); xla/jax and xla/jnp are ft.jit on XLA over each.
 
     PYTHONPATH=. python benchmarks/research_programs.py [--repeats 15] [--rows pinn node]
 """
@@ -31,6 +32,7 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
                                    "intra_op_parallelism_threads=1")
 
 import argparse  # noqa: E402
+import gc  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -196,15 +198,20 @@ def run_row(name, repeats, jax):
         jax_args = jax.tree_util.tree_map(jnp.asarray, args)
         first["jax"] = _first_call_s(jitted, jax_args)
         columns["jax.jit"] = jitted
+        columns["jax.jit-np"] = lambda *a, f=jitted: [np.asarray(o) for o in
+                                                      jax.tree_util.tree_leaves(f(*a))]
     times = {k: [] for k in columns}
     for _ in range(repeats):
         for k, f in columns.items():
             a = jax_args if k == "jax.jit" else args
             n = 3 if k == "eager" else 10
+            gc.collect()
+            gc.disable()   # as timeit: a collection the eager column provoked lands elsewhere
             t0 = time.process_time()
             for _ in range(n):
                 _block(f(*a))
             times[k].append((time.process_time() - t0) / n * 1e3)
+            gc.enable()
     ms = {k: float(np.min(v)) for k, v in times.items()}
     diff = _scale_diff(columns["jit-xla"](*args), columns["jit-numpy"](*args))
     return ms, first, diff
@@ -216,18 +223,19 @@ def main():
     parser.add_argument("--rows", nargs="*", default=list(ROWS))
     args = parser.parse_args()
     jax = _jax()
-    head = (f"{'row':6} {'eager':>8} {'jit-np':>8} {'jit-xla':>8} {'jax.jit':>8}   "
-            f"{'xla/jax':>7} {'np/jax':>7}   {'compile xla':>11} {'jax':>6} {'ratio':>6}"
-            f"   {'xla vs np':>9}")
+    head = (f"{'row':6} {'eager':>8} {'jit-np':>8} {'jit-xla':>8} {'jax.jit':>8} {'jax-np':>8}"
+            f"   {'xla/jax':>7} {'xla/jnp':>7} {'np/jax':>7}   {'compile xla':>11} {'jax':>6} "
+            f"{'ratio':>6}   {'xla vs np':>9}")
     print("ms of CPU per call (best round), one thread, float64; compile = first call, "
           "seconds of CPU")
     print(head)
     for name in args.rows:
         ms, first, diff = run_row(name, args.repeats, jax)
-        j = ms.get("jax.jit", float("nan"))
+        j, jn = ms.get("jax.jit", float("nan")), ms.get("jax.jit-np", float("nan"))
         fj = first.get("jax", float("nan"))
         print(f"{name:6} {ms['eager']:8.3f} {ms['jit-numpy']:8.3f} {ms['jit-xla']:8.3f} "
-              f"{j:8.3f}   {ms['jit-xla'] / j:7.2f} {ms['jit-numpy'] / j:7.2f}   "
+              f"{j:8.3f} {jn:8.3f}   {ms['jit-xla'] / j:7.2f} {ms['jit-xla'] / jn:7.2f} "
+              f"{ms['jit-numpy'] / j:7.2f}   "
               f"{first['xla']:11.2f} {fj:6.2f} {first['xla'] / fj:6.2f}   {diff:9.1e}",
               flush=True)
 
