@@ -28,6 +28,7 @@ from .rule_checks import RuleError
 from .jit import jit, make_graph, TracerConversionError
 from . import lax  # noqa: F401
 from .lax import scan, fori_loop, while_loop, cond
+from .jit.xla import set_jit_backend
 
 _install_array_methods()
 
@@ -36,6 +37,7 @@ __all__ = [
     # transforms
     "vmap", "grad", "grad_and_value", "value_and_grad", "vjp", "jvp", "linearize", "jacrev",
     "jacfwd", "hessian", "custom_vjp", "custom_jvp", "stop_gradient", "jit", "make_graph",
+    "set_jit_backend",
     "checkpoint", "remat", "checkpoint_policies",
     # structured control flow (also in the lax namespace, with switch and map)
     "scan", "fori_loop", "while_loop", "cond",

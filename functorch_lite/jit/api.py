@@ -30,6 +30,7 @@ from .fold import fold_constants
 from .fuse import fusion_groups
 from .simplify import simplify
 from .trace import PYTHON_SCALARS, trace
+from .xla import compile_xla, resolve_backend
 from ..transforms._pytree import refuse_array_subclass
 
 _SCALARS = PYTHON_SCALARS
@@ -193,11 +194,14 @@ class _Compiled:
     __slots__ = ("traced", "optimized", "out_tree", "xp", "fn", "run", "fast_key", "used",
                  "key")
 
-    def __init__(self, traced, optimized, xp, moved=()):
+    def __init__(self, traced, optimized, xp, moved=(), backend="numpy"):
         self.traced, self.optimized, self.out_tree = traced, optimized, traced.out_tree
         self.xp = xp
         single = self.out_tree.num_leaves == 1 and self.out_tree.num_nodes == 1
-        self.fn = generate(optimized, xp, single=single, moved=moved)
+        if backend == "xla" and xp is np:  # the XLA backend (xla.py) compiles host programs
+            self.fn = compile_xla(optimized, single=single)
+        else:
+            self.fn = generate(optimized, xp, single=single, moved=moved)
         if single:
             self.run = self.fn
         else:
@@ -215,9 +219,11 @@ class _Compiled:
 class Jitted:
     """The function returned by ft.jit (see `jit`)."""
 
-    def __init__(self, f, static_argnums, static_argnames, max_retraces, cache_size):
+    def __init__(self, f, static_argnums, static_argnames, max_retraces, cache_size,
+                 backend=None):
         functools.update_wrapper(self, f)
         self.f = f
+        self.backend = resolve_backend(backend)
         self.static_argnums = _normalize_argnums(static_argnums)
         self.static_argnames = ((static_argnames,) if isinstance(static_argnames, str)
                                 else tuple(static_argnames))
@@ -333,7 +339,7 @@ class Jitted:
                               split.dynamic, split.rebuild, split.input_names())
         first = _own_outputs(first, leaves)
         compiled = _Compiled(traced, optimize(traced), xp,
-                             [v.id for v, m in zip(traced.inputs, moved) if m])
+                             [v.id for v, m in zip(traced.inputs, moved) if m], self.backend)
         compiled.key, compiled.used = split.key, self._clock
         if all(type(x) is np.ndarray or is_array(x) for x in leaves) and \
                 split.tree == optree.tree_structure((tuple(leaves), {})) and \
@@ -383,7 +389,8 @@ def _what_changed(old, new):
     return "the signature changed"
 
 
-def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_size=64):
+def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_size=64,
+        backend=None):
     """Compile `f`: trace it once per input signature and replay the program as generated
     straight-line NumPy (or CuPy) code (jax.jit's semantics).
 
@@ -403,6 +410,9 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
         static_argnames: names of keyword arguments treated as static.
         max_retraces: traces after which a PerformanceWarning is issued.
         cache_size: how many compiled programs are kept (least recently used dropped).
+        backend: "numpy" (replay NumPy calls) or "xla" (compile with jax.jit; NumPy arrays in
+            and out); None takes set_jit_backend's choice, else $FUNCTORCH_LITE_JIT_BACKEND,
+            else "numpy". CuPy programs always use the CuPy backend.
 
     Returns:
         A callable with f's arguments and results, or a decorator when f is None.
@@ -413,7 +423,8 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
             (TracerConversionError, a TypeError) Python control flow or a conversion such
             as float(x) on a traced value while tracing.
         ValueError: static_argnums out of range for a call, static_argnames naming no
-            parameter, max_retraces or cache_size not a positive int.
+            parameter, max_retraces or cache_size not a positive int, or an unknown backend.
+        ImportError: backend "xla" without JAX installed.
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
@@ -425,8 +436,8 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
     """
     if f is None:
         return lambda g: jit(g, static_argnums=static_argnums, static_argnames=static_argnames,
-                             max_retraces=max_retraces, cache_size=cache_size)
-    return Jitted(f, static_argnums, static_argnames, max_retraces, cache_size)
+                             max_retraces=max_retraces, cache_size=cache_size, backend=backend)
+    return Jitted(f, static_argnums, static_argnames, max_retraces, cache_size, backend)
 
 
 class Graph:

@@ -1,0 +1,244 @@
+"""Research programs on small arrays: eager functorch_lite, ft.jit on NumPy, ft.jit on XLA and
+JAX's own jax.jit of the same program, side by side in one process on one thread (float64).
+
+Rows (each program written once against a namespace of transforms `T` and an array module `xp`,
+so functorch_lite and JAX run the same code):
+  pinn     the Laplacian of an MLP u: R^2 -> R (2-64-64-1, tanh) at 256 points: vmap(trace(hessian))
+  node     value_and_grad of an RK4 neural ODE (20 x 50 states, 50-64-50 tanh field, 10 steps,
+           each under checkpoint) against a target
+  hyper    the hypergradient of a validation loss through 20 unrolled SGD steps of ridge
+           regression (200 x 20 data) with respect to the log of the ridge penalty
+  hmc      one HMC transition (10 leapfrog steps, Metropolis accept) of 32 chains, vmapped, on a
+           Bayesian logistic regression posterior (200 x 10 data)
+  ssm      value_and_grad of the sliced score-matching loss of an MLP score (8-64-8, tanh) over 256
+           points with one projection each (v . J v by jvp)
+
+Each row prints the milliseconds per call of every column: the process's CPU time (all its
+threads; one is busy), the best of `--repeats` rounds of interleaved batches, since on a shared
+machine wall-clock time measures the other tenants as much as the program; the ratios ft.jit(xla) / JAX
+and ft.jit(numpy) / JAX, the first-call (trace + compile) seconds of ft.jit on XLA and of jax.jit,
+and the largest difference of ft.jit(xla) from ft.jit(numpy) relative to the result's scale.
+JAX runs with 64-bit types enabled (the programs are float64), twice: on arguments it already
+holds, returning its own arrays (jax.jit, its best case), and with NumPy arrays in and out
+(jax-np: what ft.jit does); xla/jax and xla/jnp are ft.jit on XLA over each.
+
+    PYTHONPATH=. python benchmarks/research_programs.py [--repeats 15] [--rows pinn node]
+"""
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                                   "intra_op_parallelism_threads=1")
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import optree  # noqa: E402
+
+import functorch_lite as ft  # noqa: E402
+import functorch_lite.numpy as fnp  # noqa: E402
+
+
+class FT:
+    """functorch_lite's transforms under JAX's names."""
+    vmap = staticmethod(lambda f, in_axes=0: ft.vmap(f, in_dims=in_axes))
+    grad, value_and_grad, hessian, jvp = ft.grad, ft.value_and_grad, ft.hessian, ft.jvp
+    checkpoint = staticmethod(ft.checkpoint)
+
+
+def _jax():
+    try:
+        import jax
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+def mlp(xp, params, x):
+    *hidden, (w, b) = params
+    for wh, bh in hidden:
+        x = xp.tanh(x @ wh + bh)
+    return x @ w + b
+
+
+def _layers(rng, sizes):
+    return [(rng.standard_normal((m, n)) / np.sqrt(m), 0.1 * rng.standard_normal(n))
+            for m, n in zip(sizes[:-1], sizes[1:])]
+
+
+def pinn(T, xp, rng):
+    def u(params, x):
+        return mlp(xp, params, x)[0]
+
+    def laplacian(params, xs):
+        return T.vmap(lambda x: xp.trace(T.hessian(lambda y: u(params, y))(x)))(xs)
+    return laplacian, (_layers(rng, [2, 64, 64, 1]), rng.uniform(-1, 1, (256, 2)))
+
+
+def node(T, xp, rng, steps=10, h=0.1):
+    def field(params, z):
+        (w1, b1), (w2, _) = params
+        return xp.tanh(z @ w1 + b1) @ w2
+
+    def rk4(params, z):
+        k1 = field(params, z)
+        k2 = field(params, z + h / 2 * k1)
+        k3 = field(params, z + h / 2 * k2)
+        k4 = field(params, z + h * k3)
+        return z + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+    def loss(params, z0, target):
+        z = z0
+        for _ in range(steps):
+            z = T.checkpoint(rk4)(params, z)
+        return xp.sum((z - target) ** 2)
+
+    return (lambda params, z0, target: T.value_and_grad(loss)(params, z0, target),
+            (_layers(rng, [50, 64, 50]), rng.standard_normal((20, 50)),
+             rng.standard_normal((20, 50))))
+
+
+def hyper(T, xp, rng, steps=20, lr=0.05):
+    def train_loss(w, log_lam, x, y):
+        return xp.mean((x @ w - y) ** 2) + xp.exp(log_lam) * xp.sum(w ** 2)
+
+    def val_loss(log_lam, w0, x, y, xv, yv):
+        w = w0
+        for _ in range(steps):
+            w = w - lr * T.grad(train_loss)(w, log_lam, x, y)
+        return xp.mean((xv @ w - yv) ** 2)
+
+    w_true = rng.standard_normal(20)
+    x, xv = rng.standard_normal((200, 20)), rng.standard_normal((200, 20))
+    return (T.grad(val_loss), (np.array(-2.0), np.zeros(20), x,
+                               x @ w_true + 0.3 * rng.standard_normal(200), xv, xv @ w_true))
+
+
+def hmc(T, xp, rng, leapfrogs=10, eps=0.05):
+    data_x = rng.standard_normal((200, 10))
+    labels = (data_x @ rng.standard_normal(10) + 0.5 * rng.standard_normal(200) > 0) * 1.0
+
+    def log_density(q, x, t):
+        logits = x @ q
+        return xp.sum(t * logits - xp.logaddexp(0.0, logits)) - 0.5 * xp.sum(q ** 2)
+
+    def transition(q, p, u, x, t):
+        grad = T.grad(log_density)
+        q1, p1 = q, p + 0.5 * eps * grad(q, x, t)
+        for k in range(leapfrogs):
+            q1 = q1 + eps * p1
+            p1 = p1 + (eps if k < leapfrogs - 1 else 0.5 * eps) * grad(q1, x, t)
+        h0 = -log_density(q, x, t) + 0.5 * xp.sum(p ** 2)
+        h1 = -log_density(q1, x, t) + 0.5 * xp.sum(p1 ** 2)
+        accept = xp.log(u) < h0 - h1
+        return xp.where(accept, q1, q)
+
+    chains = 32
+    return (T.vmap(transition, in_axes=(0, 0, 0, None, None)),
+            (0.1 * rng.standard_normal((chains, 10)), rng.standard_normal((chains, 10)),
+             rng.uniform(size=chains), data_x, labels))
+
+
+def ssm(T, xp, rng):
+    def loss(params, xs, vs):
+        def one(x, v):
+            s, jv = T.jvp(lambda y: mlp(xp, params, y), (x,), (v,))
+            return xp.sum(v * jv) + 0.5 * xp.sum(v * s) ** 2
+        return xp.mean(T.vmap(one)(xs, vs))
+    return (T.value_and_grad(loss),
+            (_layers(rng, [8, 64, 8]), rng.standard_normal((256, 8)),
+             rng.standard_normal((256, 8))))
+
+
+ROWS = {"pinn": pinn, "node": node, "hyper": hyper, "hmc": hmc, "ssm": ssm}
+
+
+def _block(out):
+    for leaf in optree.tree_leaves(out):
+        getattr(leaf, "block_until_ready", lambda: None)()
+    return out
+
+
+def _first_call_s(fn, args):
+    t0 = time.process_time()
+    _block(fn(*args))
+    return time.process_time() - t0
+
+
+def _scale_diff(a, b):
+    a, b = optree.tree_leaves(a), optree.tree_leaves(b)
+    return max(float(np.max(np.abs(np.asarray(x) - np.asarray(y)), initial=0.0))
+               / max(float(np.max(np.abs(np.asarray(y)), initial=0.0)), 1e-300)
+               for x, y in zip(a, b))
+
+
+def run_row(name, repeats, jax):
+    program = ROWS[name]
+    fn, args = program(FT, fnp, np.random.default_rng(0))
+    columns = {"eager": fn}
+    first = {}
+    for backend in ("numpy", "xla"):
+        jitted = ft.jit(fn, backend=backend)
+        first[backend] = _first_call_s(jitted, args)
+        columns[f"jit-{backend}"] = jitted
+    jax_args = None
+    if jax is not None:
+        import jax.numpy as jnp
+
+        class JX:
+            vmap = staticmethod(jax.vmap)
+            grad, value_and_grad, hessian = jax.grad, jax.value_and_grad, jax.hessian
+            jvp, checkpoint = staticmethod(jax.jvp), staticmethod(jax.checkpoint)
+        jfn, _ = program(JX, jnp, np.random.default_rng(0))
+        jitted = jax.jit(jfn)
+        jax_args = jax.tree_util.tree_map(jnp.asarray, args)
+        first["jax"] = _first_call_s(jitted, jax_args)
+        columns["jax.jit"] = jitted
+        columns["jax.jit-np"] = lambda *a, f=jitted: [np.asarray(o) for o in
+                                                      jax.tree_util.tree_leaves(f(*a))]
+    times = {k: [] for k in columns}
+    for _ in range(repeats):
+        for k, f in columns.items():
+            a = jax_args if k == "jax.jit" else args
+            n = 3 if k == "eager" else 10
+            gc.collect()
+            gc.disable()   # as timeit: a collection the eager column provoked lands elsewhere
+            t0 = time.process_time()
+            for _ in range(n):
+                _block(f(*a))
+            times[k].append((time.process_time() - t0) / n * 1e3)
+            gc.enable()
+    ms = {k: float(np.min(v)) for k, v in times.items()}
+    diff = _scale_diff(columns["jit-xla"](*args), columns["jit-numpy"](*args))
+    return ms, first, diff
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--rows", nargs="*", default=list(ROWS))
+    args = parser.parse_args()
+    jax = _jax()
+    head = (f"{'row':6} {'eager':>8} {'jit-np':>8} {'jit-xla':>8} {'jax.jit':>8} {'jax-np':>8}"
+            f"   {'xla/jax':>7} {'xla/jnp':>7} {'np/jax':>7}   {'compile xla':>11} {'jax':>6} "
+            f"{'ratio':>6}   {'xla vs np':>9}")
+    print("ms of CPU per call (best round), one thread, float64; compile = first call, "
+          "seconds of CPU")
+    print(head)
+    for name in args.rows:
+        ms, first, diff = run_row(name, args.repeats, jax)
+        j, jn = ms.get("jax.jit", float("nan")), ms.get("jax.jit-np", float("nan"))
+        fj = first.get("jax", float("nan"))
+        print(f"{name:6} {ms['eager']:8.3f} {ms['jit-numpy']:8.3f} {ms['jit-xla']:8.3f} "
+              f"{j:8.3f} {jn:8.3f}   {ms['jit-xla'] / j:7.2f} {ms['jit-xla'] / jn:7.2f} "
+              f"{ms['jit-numpy'] / j:7.2f}   "
+              f"{first['xla']:11.2f} {fj:6.2f} {first['xla'] / fj:6.2f}   {diff:9.1e}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""ft.jit's backends, and the XLA one: the optimized program lowered to JAX and compiled by jax.jit.
+
+Replaying NumPy calls costs about a microsecond and a half per equation however small the arrays;
+XLA fuses the program into a few loops, so on small-array programs (a PINN's Laplacian, a neural
+ODE's gradient) it runs several times faster. The program is the one our passes produced; each
+equation is lowered by its entry in xla_lowerings.LOWERINGS (or runs on the host, see there).
+
+NumPy arrays go in and come out: a call hands its arguments to the compiled executable as they
+are, and copies each result into a fresh, writable NumPy array. Programs are traced, compiled and
+called with 64-bit types enabled for that scope only (`jax.enable_x64`), so float64 stays float64
+while the user's own JAX code keeps its setting. JAX is an optional dependency (the `xla` extra).
+"""
+import os
+
+import numpy as np
+
+from .ir import Const, Var
+
+BACKENDS = ("numpy", "xla")
+ENV_VAR = "FUNCTORCH_LITE_JIT_BACKEND"
+_INLINE_SIZE = 256  # array constants up to this size are compiled in; larger ones are arguments
+
+_default = None
+
+
+def set_jit_backend(name):
+    """Choose the backend of `ft.jit` functions created from now on that name none.
+
+    "numpy" replays the program as NumPy calls; "xla" compiles it with jax.jit (needs
+    `pip install 'functorch-lite[xla]'`). None restores the default: the environment variable
+    FUNCTORCH_LITE_JIT_BACKEND, else "numpy".
+
+    Args:
+        name: "numpy", "xla" or None.
+
+    Raises:
+        ValueError: an unknown backend name.
+        ImportError: "xla" without JAX installed.
+
+    Examples:
+        >>> import functorch_lite as ft
+        >>> ft.set_jit_backend("numpy")
+        >>> ft.set_jit_backend(None)
+    """
+    global _default
+    _default = None if name is None else resolve_backend(name)
+
+
+def resolve_backend(name):
+    """The backend a jit function uses: `name`, else the set default, else the environment."""
+    if name is None:
+        name = _default or os.environ.get(ENV_VAR) or "numpy"
+    if name not in BACKENDS:
+        raise ValueError(f"ft.jit: unknown backend {name!r}; expected one of {BACKENDS} "
+                         f"(from the argument, set_jit_backend or ${ENV_VAR})")
+    if name == "xla":
+        _jax()
+    return name
+
+
+def _jax():
+    try:
+        import jax
+    except ImportError as e:
+        raise ImportError("ft.jit(backend='xla') needs JAX: pip install 'functorch-lite[xla]' "
+                          "(or pip install jax)") from e
+    return jax
+
+
+def _x64(jax):
+    enable = getattr(jax, "enable_x64", None)
+    if enable is None or not callable(enable):
+        from jax.experimental import enable_x64 as enable  # JAX before 0.6
+    return enable(True)
+
+
+class XlaFunction:
+    """A program compiled by XLA, called like codegen's function: NumPy arrays in, the list of
+    outputs (or the one output when `single`) out, as fresh writable NumPy arrays."""
+
+    def __init__(self, program, single):
+        jax = _jax()
+        self.jax, self.program, self.single = jax, program, single
+        big = {}
+        for eqn in program.eqns:
+            for a in eqn.ins:
+                if isinstance(a, Const) and getattr(a.value, "size", 0) > _INLINE_SIZE:
+                    big.setdefault(id(a.value), a.value)
+        big_ids = list(big)
+        self.nchecks = 0
+        with _x64(jax):
+            specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in program.inputs]
+            self.lowered = jax.jit(lambda *a: self._body(big_ids, *a)).lower(
+                *specs, *big.values())
+            self.compiled = self.lowered.compile()
+            self.consts = [jax.device_put(v) for v in big.values()]
+        self.computed = [isinstance(a, Var) for a in program.outputs]
+        self.nouts = sum(self.computed)
+
+    @property
+    def source(self):
+        """The StableHLO text XLA compiled (codegen's functions show Python source here)."""
+        return self.lowered.as_text()
+
+    def _body(self, big_ids, *values):
+        from . import xla_lowerings
+        program = self.program
+        n = len(program.inputs)
+        env = {v.id: x for v, x in zip(program.inputs, values[:n])}
+        consts = dict(zip(big_ids, values[n:]))
+        checks = []
+        ctx = _Context(checks)
+        host = xla_lowerings.HOST_ONLY
+
+        def read(atom):
+            if isinstance(atom, Var):
+                return env[atom.id]
+            return consts.get(id(atom.value), atom.value)
+        for eqn in program.eqns:
+            ins = [read(a) for a in eqn.ins]
+            lower = xla_lowerings.LOWERINGS.get(eqn.op.name)
+            outs = None
+            if lower is not None and eqn.op.name not in host and not _foreign(eqn.op):
+                ctx.out_dtypes = [v.dtype for v in eqn.outs]
+                try:
+                    out = lower(ctx, *ins, **eqn.params)
+                    outs = tuple(out) if eqn.op.multiple_results else (out,)
+                except xla_lowerings.NotLowered:
+                    pass
+            if outs is None:
+                outs = _on_host(self.jax, eqn, ins)
+            for v, o in zip(eqn.outs, outs):
+                env[v.id] = _fit(self.jax, eqn, o, v)
+        self.nchecks = len(checks)
+        jnp = self.jax.numpy
+        return [jnp.asarray(read(a)) for a in program.outputs if isinstance(a, Var)] + checks
+
+    def __call__(self, *args):
+        with _x64(self.jax):
+            outs = self.compiled(*args, *self.consts)
+        if self.nchecks and any(bool(f) for f in outs[self.nouts:]):
+            # a check failed: NumPy's replay raises the op's own error (or is the answer)
+            outs = [np.asarray(o) for o, c in zip(self.program.evaluate(*args), self.computed)
+                    if c]
+        it = iter(outs)
+        results = [_fresh(next(it)) if c else _copy(a.value)
+                   for a, c in zip(self.program.outputs, self.computed)]
+        return results[0] if self.single else results
+
+
+def _fresh(out):
+    """A computed output as a new writable NumPy array (a NumPy scalar when 0-d, as ufuncs
+    and reductions give)."""
+    out = np.array(out)
+    return out[()] if out.ndim == 0 else out
+
+
+def _copy(value):
+    """A constant output: arrays are copied, so a caller writing into one changes no later
+    call's result (as codegen does)."""
+    return value.copy() if hasattr(value, "copy") else value
+
+
+class _Context:
+    """What a lowering may use besides its operands: `check(flag)` (xla_lowerings docstring)."""
+
+    def __init__(self, checks):
+        self.checks = checks
+        self.out_dtypes = []
+
+    def check(self, flag):
+        self.checks.append(flag)
+
+
+def _foreign(op):
+    """An op that is not the library's own one of that name (its lowering would be wrong)."""
+    from ..ops import BUILTIN_OPS
+    return BUILTIN_OPS.get(op.name) is not op
+
+
+def _fit(jax, eqn, value, var):
+    """value with the dtype the trace recorded for var; a shape mismatch is a lowering bug."""
+    value = jax.numpy.asarray(value)
+    if tuple(value.shape) != var.shape:
+        raise AssertionError(f"ft.jit (xla): the lowering of {eqn.op.name} gave shape "
+                             f"{tuple(value.shape)}, the op gives {var.shape}")
+    if var.dtype is not None and value.dtype != var.dtype:
+        value = value.astype(var.dtype)
+    return value
+
+
+def _on_host(jax, eqn, ins):
+    """The op's NumPy kernel inside the compiled program (a host callback)."""
+    slots = [k for k, x in enumerate(ins) if not _python_value(x)]
+    specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in eqn.outs]
+
+    def kernel(*arrays):
+        args = list(ins)
+        for k, a in zip(slots, arrays):
+            args[k] = np.asarray(a)
+        out = eqn.op.impl(*args, **eqn.params)
+        outs = out if eqn.op.multiple_results else (out,)
+        return [np.asarray(o, v.dtype).reshape(v.shape) for o, v in zip(outs, eqn.outs)]
+    return jax.pure_callback(kernel, specs, *[ins[k] for k in slots])
+
+
+def _python_value(x):
+    return isinstance(x, (bool, int, float, complex, str, type(None), tuple, list))
+
+
+def compile_xla(program, single=False):
+    """The program compiled by XLA (see XlaFunction)."""
+    return XlaFunction(program, single)

@@ -1,0 +1,357 @@
+"""The XLA backend's lowering table: each built-in op as jax.numpy / jax.lax calls.
+
+LOWERINGS maps an op's name to `lower(ctx, *operands, **params)`, which receives the operands as
+JAX values (or, for a constant of the program, its NumPy value) and returns what the op's kernel
+returns. xla.py casts each result to the dtype the trace recorded, so a lowering only has to get
+the values right; NumPy's and JAX's promotion rules never leak into the program.
+
+HOST_ONLY lists the ops that are not lowered, each with the reason: they run their NumPy kernel
+on the host inside the compiled program (`jax.pure_callback`), so a program holding one still
+compiles and gives the NumPy backend's result. An op registered outside the library is run the
+same way.
+
+A lowering raises NotLowered for operands it cannot express (a boolean mask computed by the
+program, whose selection has a value-dependent size): that equation then runs on the host.
+`ctx.out_dtypes` are the dtypes the trace recorded for the equation's results; `ctx.check(flag)` records a boolean that is true when the op would have raised (an index out of
+range): the compiled function returns it with the outputs, and a call whose flag is set is re-run
+on NumPy, which raises the op's own error.
+"""
+import jax
+import jax.numpy as jnp
+import jax.scipy.linalg as jsl
+import jax.scipy.special as jss
+import numpy as np
+from jax import lax
+
+from ..ops.conv import window_counts, window_offsets
+from ..ops.indexing import ARRAY, build_index
+from ..ops.random import _threefry2x32_kernel
+
+_HIGHEST = lax.Precision.HIGHEST
+
+UFUNCS = (
+    "negative", "positive", "abs", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+    "sqrt", "cbrt", "square", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
+    "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "real", "imag", "conj", "sign",
+    "floor", "ceil", "rint", "trunc", "isnan", "isinf", "isfinite", "logical_not", "add",
+    "subtract", "multiply", "divide", "power", "remainder", "maximum", "minimum", "fmax", "fmin",
+    "arctan2", "hypot", "logaddexp", "logaddexp2", "copysign", "floor_divide", "equal",
+    "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
+    "logical_xor")
+"""Ops whose kernel is the array module's function of the same name: jax.numpy's here."""
+
+HOST_ONLY = {
+    "eig": "the sign (phase) of each eigenvector is whatever the LAPACK build picks; XLA's "
+           "differs from NumPy's in float32, so only NumPy's own call gives NumPy's vectors",
+    "argpartition": "the order of each side of the partition is NumPy's introselect's own; "
+                    "no XLA sort reproduces it, and a different valid order breaks equality "
+                    "with the NumPy backend",
+}
+"""Ops run as their NumPy kernel through a host callback, with the reason."""
+
+
+class NotLowered(Exception):
+    """Raised by a lowering for operands it cannot express; the equation runs on the host."""
+
+
+def _promote(*args):
+    """The array operands cast to the dtype NumPy computes in (jax.numpy promotes differently:
+    float32 with int32 is float64 in NumPy and float32 in JAX). Python scalars stay weak."""
+    arrays = [a for a in args if hasattr(a, "dtype")]
+    if len({a.dtype for a in arrays}) < 2:
+        return args
+    dtype = np.result_type(*[a if not hasattr(a, "dtype") else a.dtype for a in args])
+    return [jnp.asarray(a, dtype) if hasattr(a, "dtype") else a for a in args]
+
+
+def _ufunc(name):
+    fn = getattr(jnp, name)
+    return lambda ctx, *args: fn(*_promote(*args))
+
+
+def _reduction(fn, dtype=False):
+    if dtype:
+        return lambda ctx, x, axis=None, keepdims=False, dtype=None: fn(
+            x, axis=axis, keepdims=keepdims, dtype=dtype)
+    return lambda ctx, x, axis=None, keepdims=False: fn(x, axis=axis, keepdims=keepdims)
+
+
+# -- indexing --
+
+def _consumed_axes(entry):
+    if entry is None:
+        return 0
+    if isinstance(entry, (np.ndarray, jax.Array)) and entry.dtype == bool:
+        return entry.ndim
+    return 1
+
+
+def _check_array_indices(ctx, x, index, arrays):
+    """Flag integer index operands out of range for their axis (NumPy raises; XLA clamps)."""
+    if not arrays:
+        return
+    full = build_index(index, arrays)
+    full = full if isinstance(full, tuple) else (full,)
+    used = sum(_consumed_axes(e) for e in full if e is not Ellipsis)
+    axis, slots = 0, iter(arrays)
+    for entry, static in zip(full, index if isinstance(index, tuple) else (index,)):
+        if entry is Ellipsis:
+            axis += x.ndim - used
+            continue
+        if static is ARRAY:
+            a = next(slots)
+            if isinstance(a, jax.core.Tracer) and jnp.issubdtype(a.dtype, jnp.integer):
+                n = x.shape[axis]
+                ctx.check(jnp.any((a < -n) | (a >= n)))
+        axis += _consumed_axes(entry)
+
+
+def _no_traced_masks(arrays):
+    if any(not isinstance(a, np.ndarray) and a.dtype == bool for a in arrays):
+        raise NotLowered("a boolean mask computed by the program")
+
+
+def _getitem(ctx, x, *arrays, index):
+    _no_traced_masks(arrays)
+    _check_array_indices(ctx, x, index, arrays)
+    return jnp.asarray(x)[build_index(index, arrays)]
+
+
+_AT = {"set": "set", "add": "add", "multiply": "multiply", "min": "min", "max": "max"}
+
+
+def _scatter(ctx, x, values, *arrays, index, mode):
+    x = jnp.asarray(x)
+    _no_traced_masks(arrays)
+    _check_array_indices(ctx, x, index, arrays)
+    values = jnp.asarray(values).astype(x.dtype)
+    return getattr(x.at[build_index(index, arrays)], _AT[mode])(values)
+
+
+def _arg_extreme(fn, pick):
+    """argmax/argmin; complex values compare as NumPy's do (real part, then imaginary part),
+    which jax.numpy refuses."""
+    def lower(ctx, x, axis=None, keepdims=False):
+        if not jnp.iscomplexobj(x):
+            return fn(x, axis=axis, keepdims=keepdims)
+        if axis is None:
+            x, axis = jnp.ravel(x), 0
+        re = jnp.real(x)
+        best = pick(re, axis=axis, keepdims=True)
+        im = jnp.where(re == best, jnp.imag(x), jnp.where(pick is jnp.max, -jnp.inf, jnp.inf))
+        out = fn(im, axis=axis)
+        return jnp.expand_dims(out, axis) if keepdims else out
+    return lower
+
+
+def _special(name, *, takes_n=False):
+    """A scipy.special function computed in the result's dtype (SciPy's loops are float64 for
+    a float32 argument with a Python int n; JAX's would stay float32)."""
+    fn = getattr(jss, name)
+    if takes_n:
+        return lambda ctx, x, n: fn(n, jnp.asarray(x, ctx.out_dtypes[0]))
+    return lambda ctx, x: fn(jnp.asarray(x, ctx.out_dtypes[0]))
+
+
+def _check_index_range(ctx, x, *, size, what):
+    ctx.check(jnp.any((x < 0) | (x >= size)))
+    return x
+
+
+# -- convolution and pooling (functional forms of ops/conv.py and ops/pool.py) --
+
+def _conv(ctx, x, w, *, stride, padding, dilation, groups):
+    return lax.conv_general_dilated(
+        x, w, window_strides=tuple(stride), padding=[tuple(p) for p in padding],
+        rhs_dilation=tuple(dilation), feature_group_count=groups, precision=_HIGHEST)
+
+
+def _conv_transpose(ctx, g, w, *, input_shape, stride, padding, dilation, groups):
+    shape = (g.shape[0], w.shape[1] * groups) + tuple(input_shape)
+    dtype = jnp.result_type(g, w)
+    _, pullback = jax.vjp(lambda x: _conv(ctx, x, w.astype(dtype), stride=stride,
+                                          padding=padding, dilation=dilation, groups=groups),
+                          jnp.zeros(shape, dtype))
+    return pullback(g.astype(dtype))[0]
+
+
+def _conv_weight_grad(ctx, x, g, *, kernel_shape, stride, padding, dilation, groups):
+    shape = (g.shape[1], x.shape[1] // groups) + tuple(kernel_shape)
+    dtype = jnp.result_type(x, g)
+    _, pullback = jax.vjp(lambda w: _conv(ctx, x.astype(dtype), w, stride=stride,
+                                          padding=padding, dilation=dilation, groups=groups),
+                          jnp.zeros(shape, dtype))
+    return pullback(g.astype(dtype))[0]
+
+
+def _slices(x, axes, window, stride, dilation):
+    counts = window_counts([x.shape[a] for a in axes], window, stride, dilation)
+    return [index for _, index in window_offsets(x.ndim, axes, counts, window, stride, dilation)]
+
+
+def _sliding_window(ctx, x, *, axes, window, stride, dilation):
+    x = jnp.asarray(x)
+    parts = [x[index] for index in _slices(x, axes, window, stride, dilation)]
+    return jnp.stack(parts, axis=-1).reshape(parts[0].shape + tuple(window))
+
+
+def _sliding_window_sum(ctx, ct, *, shape, axes, window, stride, dilation):
+    out = jnp.zeros(shape, ct.dtype)
+    counts = [ct.shape[a] for a in axes]
+    for offset, index in window_offsets(len(shape), axes, counts, window, stride, dilation):
+        out = out.at[index].add(ct[(Ellipsis,) + offset])
+    return out
+
+
+def _pool(combine):
+    def lower(ctx, x, *, axes, window, stride, dilation):
+        x = jnp.asarray(x)
+        first, *rest = _slices(x, axes, window, stride, dilation)
+        out = x[first]
+        for index in rest:
+            out = combine(out, x[index])
+        return out
+    return lower
+
+
+def _first_max_masks(x, slices):
+    """(slice, mask) per window offset: true where that offset holds the window's first max."""
+    best = x[slices[0]]
+    for index in slices[1:]:
+        best = jnp.maximum(best, x[index])
+    taken = None
+    for index in slices:
+        hit = x[index] == best
+        if taken is None:
+            taken = hit
+        else:
+            hit = hit & ~taken
+            taken = taken | hit
+        yield index, hit
+
+
+def _pool_max_select(ctx, x, u, *, axes, window, stride, dilation):
+    x, u = jnp.asarray(x), jnp.asarray(u)
+    slices = _slices(x, axes, window, stride, dilation)
+    out = jnp.zeros(x[slices[0]].shape, u.dtype)
+    for index, hit in _first_max_masks(x, slices):
+        out = jnp.where(hit, u[index], out)
+    return out
+
+
+def _pool_max_scatter(ctx, x, g, *, axes, window, stride, dilation):
+    x, g = jnp.asarray(x), jnp.asarray(g)
+    slices = _slices(x, axes, window, stride, dilation)
+    out = jnp.zeros(x.shape, g.dtype)
+    for index, hit in _first_max_masks(x, slices):
+        out = out.at[index].add(jnp.where(hit, g, 0))
+    return out
+
+
+# -- linear algebra --
+
+def _solve_triangular(ctx, a, b, *, lower, trans, unit_diagonal):
+    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    dtype = jnp.result_type(a, b, jnp.float32)
+    a = jnp.broadcast_to(a, batch + a.shape[-2:]).astype(dtype)
+    b = jnp.broadcast_to(b, batch + b.shape[-2:]).astype(dtype)
+    if a.size == 0 or b.size == 0:
+        return jnp.zeros(batch + b.shape[-2:], dtype)
+    return jsl.solve_triangular(a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+
+
+def _lu_factor(ctx, a):
+    if a.size == 0:
+        return jnp.zeros(a.shape, jnp.result_type(a, jnp.float32)), jnp.zeros(a.shape[:-1],
+                                                                              jnp.int32)
+    return tuple(jsl.lu_factor(a))
+
+
+def _pivots_to_permutation(ctx, piv):
+    return lax.linalg.lu_pivots_to_permutation(jnp.asarray(piv, jnp.int32), piv.shape[-1])
+
+
+def _einsum(ctx, *operands, subscripts, optimize="greedy"):
+    return jnp.einsum(subscripts, *_promote(*operands), precision=_HIGHEST)
+
+
+def _threefry(ctx, key, counts):
+    # the kernel is pure array arithmetic on uint32: jax.numpy runs it as written
+    return _threefry2x32_kernel(jnp, key, counts)
+
+
+LOWERINGS = {name: _ufunc(name) for name in UFUNCS}
+LOWERINGS.update({
+    "stop_gradient": lambda ctx, x: x,
+    "round": lambda ctx, x, decimals=0: jnp.round(x, decimals),
+    "where": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
+    "astype": lambda ctx, x, dtype: jnp.asarray(x).astype(dtype),
+    # reductions and scans
+    "sum": _reduction(jnp.sum, dtype=True),
+    "prod": _reduction(jnp.prod, dtype=True),
+    "max": _reduction(jnp.max),
+    "min": _reduction(jnp.min),
+    "argmax": _arg_extreme(jnp.argmax, jnp.max),
+    "argmin": _arg_extreme(jnp.argmin, jnp.min),
+    "all": _reduction(jnp.all),
+    "any": _reduction(jnp.any),
+    "cumsum": lambda ctx, x, axis=None, dtype=None: jnp.cumsum(x, axis=axis, dtype=dtype),
+    "cumprod": lambda ctx, x, axis=None, dtype=None: jnp.cumprod(x, axis=axis, dtype=dtype),
+    "sort": lambda ctx, x, axis=-1: jnp.sort(x, axis=axis),
+    "argsort": lambda ctx, x, axis=-1: jnp.argsort(x, axis=axis, stable=True),
+    "searchsorted": lambda ctx, a, v, side="left": jnp.searchsorted(a, v, side=side),
+    # shapes
+    "reshape": lambda ctx, x, shape, order="C": jnp.reshape(x, shape, order=order),
+    "transpose": lambda ctx, x, axes=None: jnp.transpose(x, axes),
+    "broadcast_to": lambda ctx, x, shape: jnp.broadcast_to(x, shape),
+    "concatenate": lambda ctx, *xs, axis=0: jnp.concatenate(_promote(*xs), axis=axis),
+    "pad": lambda ctx, x, pad_width, constant_values=0: jnp.pad(
+        x, pad_width, mode="constant", constant_values=constant_values),
+    "diagonal": lambda ctx, x, offset=0, axis1=0, axis2=1: jnp.diagonal(x, offset, axis1, axis2),
+    "roll": lambda ctx, x, shift, axis=None: jnp.roll(x, shift, axis),
+    "getitem": _getitem,
+    "scatter": _scatter,
+    "check_index_range": _check_index_range,
+    # convolution and pooling
+    "conv": _conv,
+    "conv_transpose": _conv_transpose,
+    "conv_weight_grad": _conv_weight_grad,
+    "sliding_window": _sliding_window,
+    "sliding_window_sum": _sliding_window_sum,
+    "pool_sum": _pool(jnp.add),
+    "pool_max": _pool(jnp.maximum),
+    "pool_max_select": _pool_max_select,
+    "pool_max_scatter": _pool_max_scatter,
+    # linear algebra
+    "matmul": lambda ctx, a, b: jnp.matmul(*_promote(a, b), precision=_HIGHEST),
+    "einsum": _einsum,
+    "solve": lambda ctx, a, b: jnp.linalg.solve(a, b),
+    "inv": lambda ctx, a: jnp.linalg.inv(a),
+    "det": lambda ctx, a: jnp.linalg.det(a),
+    "slogdet": lambda ctx, a: tuple(jnp.linalg.slogdet(a)),
+    "cholesky": lambda ctx, a: jnp.linalg.cholesky(a),
+    "eigh": lambda ctx, a, UPLO="L": tuple(jnp.linalg.eigh(a, UPLO=UPLO)),
+    "svd": lambda ctx, a, full_matrices=True: tuple(jnp.linalg.svd(a, full_matrices)),
+    "qr": lambda ctx, a, mode="reduced": tuple(jnp.linalg.qr(a, mode)),
+    "eigvals": lambda ctx, a: jnp.linalg.eigvals(a),
+    "solve_triangular": _solve_triangular,
+    "lu_factor": _lu_factor,
+    "pivots_to_permutation": _pivots_to_permutation,
+    "expm": lambda ctx, a: jsl.expm(a),
+    # FFT
+    "fftn": lambda ctx, x, axes, norm=None: jnp.fft.fftn(x, axes=axes, norm=norm),
+    "ifftn": lambda ctx, x, axes, norm=None: jnp.fft.ifftn(x, axes=axes, norm=norm),
+    "rfftn": lambda ctx, x, axes, norm=None: jnp.fft.rfftn(x, axes=axes, norm=norm),
+    "irfftn": lambda ctx, x, axes, n, norm=None: jnp.fft.irfftn(
+        x, s=[x.shape[a] for a in axes[:-1]] + [n], axes=axes, norm=norm),
+    # special functions
+    "erf": _special("erf"),
+    "erfc": _special("erfc"),
+    "erfinv": _special("erfinv"),
+    "gammaln": _special("gammaln"),
+    "digamma": _special("digamma"),
+    "ndtri": _special("ndtri"),
+    "polygamma": _special("polygamma", takes_n=True),
+    # random bits
+    "threefry2x32": _threefry,
+})

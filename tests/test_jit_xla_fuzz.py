@@ -1,0 +1,36 @@
+"""Differential fuzz of the XLA backend: random programs under random stacks of transforms
+(fuzz_programs.py), each level jitted on both backends and called on fresh inputs; XLA's results
+equal the NumPy backend's (xla_checks.py: 1e-12 of each result's scale in float64, NaNs and
+infinities at the same places). FT_FUZZ_EXAMPLES sets the count, as in test_fuzz_compositions."""
+import os
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import functorch_lite as ft
+from fuzz_programs import Case, HypothesisDraw
+from xla_checks import assert_backends_agree
+
+pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install 'functorch-lite[xla]')")
+
+EXAMPLES = max(1, int(os.environ.get("FT_FUZZ_EXAMPLES", "40")) // 2)
+
+
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data(), seed=st.integers(0, 2 ** 31))
+def test_random_program_jitted_on_xla_matches_the_numpy_backend(data, seed):
+    case = Case(HypothesisDraw(data), seed)
+    with warnings.catch_warnings():  # special points make NaN on purpose
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for k, stage in enumerate(case.stages):
+            on_numpy = ft.jit(stage.fn, backend="numpy")
+            on_xla = ft.jit(stage.fn, backend="xla")
+            for call in range(3):   # the tracing call, then compiled replays on new inputs
+                x, y = case.inputs_for(stage, np.random.default_rng(seed + 7 * k + call))
+                assert_backends_agree(on_xla(x, y), on_numpy(x, y),
+                                      f"call {call} of level {k} ({stage.desc}) of "
+                                      f"{case.describe()}")
+            assert on_xla.traces == 1
