@@ -234,3 +234,17 @@ def test_threads_share_one_xla_function():
         t.join()
     assert not errors, errors
     assert f.traces == 1
+
+
+def test_value_dependent_shapes_and_python_scalars_as_on_numpy():
+    """The jit contract's rules hold on XLA too: a boolean mask whose count changes traces
+    again (never a stale shape), Python scalar arithmetic stays a Python scalar."""
+    mean_positive = ft.jit(lambda x: np.mean(x[x > 0]), backend="xla")
+    for x in ([1.0, 2.0, 3.0], [1.0, -1.0, 5.0], [4.0, -1.0, 5.0]):
+        assert mean_positive(np.array(x)) == np.mean(np.array(x)[np.array(x) > 0])
+    assert mean_positive.traces == 2
+    step = ft.jit(lambda p, lr, count: (p - (lr * 0.5) * p, count + 1), backend="xla")
+    for count in range(3):
+        p, nxt = step(np.ones(2, np.float32), 0.1, count)
+        assert p.dtype == np.float32 and type(nxt) is int and nxt == count + 1
+    assert step.traces == 1

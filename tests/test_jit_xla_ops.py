@@ -10,6 +10,7 @@ from functorch_lite.ops import BUILTIN_OPS
 from functorch_lite.testing.checks import assert_matches_reference
 from test_jit_ops import DIFF_OPS, _cases
 from test_compositions import f64_samples, flat_scalar_function
+from test_jit_ops import _same_layout_copy
 from xla_checks import assert_backends_agree
 
 pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install 'functorch-lite[xla]')")
@@ -21,7 +22,8 @@ def test_every_builtin_op_has_a_lowering_or_a_reason():
     missing = sorted(set(BUILTIN_OPS) - set(LOWERINGS) - set(HOST_ONLY))
     assert not missing, f"ops with no XLA lowering (add one to xla_lowerings.py): {missing}"
     assert not set(LOWERINGS) & set(HOST_ONLY), "an op both lowered and host-only"
-    assert set(LOWERINGS) | set(HOST_ONLY) <= set(BUILTIN_OPS), "a lowering for no op"
+    internal = {"identity_product", "diagonal_product"}   # made by jit's simplify pass
+    assert set(LOWERINGS) | set(HOST_ONLY) <= set(BUILTIN_OPS) | internal, "a lowering for no op"
     assert all(isinstance(r, str) and len(r) > 20 for r in HOST_ONLY.values())
 
 
@@ -41,9 +43,9 @@ def test_jit_op_on_xla(info, sample):
         return
     on_xla(*leaves)   # the tracing call (NumPy kernels); the replays below run XLA's program
     for _ in range(2):
-        got = on_xla(*[x.copy() for x in leaves])
+        got = on_xla(*[_same_layout_copy(x) for x in leaves])
         assert_matches_reference(info, sample, got)
-        assert_backends_agree(got, on_numpy(*[x.copy() for x in leaves]),
+        assert_backends_agree(got, on_numpy(*[_same_layout_copy(x) for x in leaves]),
                               f"{info.name}[{sample.name}]")
     assert on_xla.traces == 1
 
@@ -52,6 +54,8 @@ def test_jit_op_on_xla(info, sample):
 def test_jit_compositions_on_xla(info):
     """jit of vmap(grad), jvp, hessian and grad(grad(sum)) on XLA == on NumPy (the first float64
     sample: each XLA compile costs a tenth of a second, test_jit_ops.py covers the rest)."""
+    if info.skip_reason("test_jit_compositions"):
+        pytest.skip(info.skip_reason("test_jit_compositions"))
     rng = np.random.default_rng(1)
     for sample in f64_samples(info, rng)[:1]:
         g, x = flat_scalar_function(info, sample, rng)

@@ -14,6 +14,8 @@ import os
 
 import numpy as np
 
+from .codegen import StaleShape
+
 from .ir import Const, Var
 
 BACKENDS = ("numpy", "xla")
@@ -128,23 +130,26 @@ class XlaFunction:
                 except xla_lowerings.NotLowered:
                     pass
             if outs is None:
-                outs = _on_host(self.jax, eqn, ins)
+                outs = _on_host(self.jax, eqn, ins, ctx)
             for v, o in zip(eqn.outs, outs):
                 env[v.id] = _fit(self.jax, eqn, o, v)
-        self.nchecks = len(checks)
+        self.nchecks, self.nguards = len(checks), len(ctx.guards)
         jnp = self.jax.numpy
-        return [jnp.asarray(read(a)) for a in program.outputs if isinstance(a, Var)] + checks
+        return ([jnp.asarray(read(a)) for a in program.outputs if isinstance(a, Var)] + checks
+                + ctx.guards)
 
     def __call__(self, *args):
         with _x64(self.jax):
             outs = self.compiled(*args, *self.consts)
-        if self.nchecks and any(bool(f) for f in outs[self.nouts:]):
+        if self.nguards and any(bool(f) for f in outs[self.nouts + self.nchecks:]):
+            raise StaleShape   # a value-dependent shape changed: the caller traces again
+        if self.nchecks and any(bool(f) for f in outs[self.nouts:self.nouts + self.nchecks]):
             # a check failed: NumPy's replay raises the op's own error (or is the answer)
             outs = [np.asarray(o) for o, c in zip(self.program.evaluate(*args), self.computed)
                     if c]
         it = iter(outs)
-        results = [_fresh(next(it)) if c else _copy(a.value)
-                   for a, c in zip(self.program.outputs, self.computed)]
+        results = [(_fresh(next(it)).item() if a.weak else _fresh(next(it))) if c
+                   else _copy(a.value) for a, c in zip(self.program.outputs, self.computed)]
         return results[0] if self.single else results
 
 
@@ -162,10 +167,12 @@ def _copy(value):
 
 
 class _Context:
-    """What a lowering may use besides its operands: `check(flag)` (xla_lowerings docstring)."""
+    """What a lowering may use besides its operands: `check(flag)` (xla_lowerings docstring);
+    `guards` are the flags of value-dependent shapes that changed (codegen's StaleShape)."""
 
     def __init__(self, checks):
         self.checks = checks
+        self.guards = []
         self.out_dtypes = []
 
     def check(self, flag):
@@ -175,7 +182,9 @@ class _Context:
 def _foreign(op):
     """An op that is not the library's own one of that name (its lowering would be wrong)."""
     from ..ops import BUILTIN_OPS
-    return BUILTIN_OPS.get(op.name) is not op
+    from .simplify import diagonal_product, identity_product
+    return BUILTIN_OPS.get(op.name, {"identity_product": identity_product,
+                                     "diagonal_product": diagonal_product}.get(op.name)) is not op
 
 
 def _fit(jax, eqn, value, var):
@@ -189,10 +198,14 @@ def _fit(jax, eqn, value, var):
     return value
 
 
-def _on_host(jax, eqn, ins):
-    """The op's NumPy kernel inside the compiled program (a host callback)."""
+def _on_host(jax, eqn, ins, ctx):
+    """The op's NumPy kernel inside the compiled program (a host callback). A guarded
+    equation (a value-dependent shape) also returns whether its shape changed: then its
+    outputs are zeros and the call raises StaleShape."""
     slots = [k for k, x in enumerate(ins) if not _python_value(x)]
     specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in eqn.outs]
+    if eqn.guard:
+        specs.append(jax.ShapeDtypeStruct((), np.bool_))
 
     def kernel(*arrays):
         args = list(ins)
@@ -200,8 +213,16 @@ def _on_host(jax, eqn, ins):
             args[k] = np.asarray(a)
         out = eqn.op.impl(*args, **eqn.params)
         outs = out if eqn.op.multiple_results else (out,)
-        return [np.asarray(o, v.dtype).reshape(v.shape) for o, v in zip(outs, eqn.outs)]
-    return jax.pure_callback(kernel, specs, *[ins[k] for k in slots])
+        stale = any(np.shape(o) != v.shape for o, v in zip(outs, eqn.outs))
+        if stale:
+            outs = [np.zeros(v.shape, v.dtype) for v in eqn.outs]
+        outs = [np.asarray(o, v.dtype).reshape(v.shape) for o, v in zip(outs, eqn.outs)]
+        return outs + [np.asarray(stale)] if eqn.guard else outs
+    outs = jax.pure_callback(kernel, specs, *[ins[k] for k in slots])
+    if eqn.guard:
+        ctx.guards.append(outs[-1])
+        outs = outs[:-1]
+    return outs
 
 
 def _python_value(x):

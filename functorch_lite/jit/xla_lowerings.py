@@ -46,6 +46,12 @@ HOST_ONLY = {
     "argpartition": "the order of each side of the partition is NumPy's introselect's own; "
                     "no XLA sort reproduces it, and a different valid order breaks equality "
                     "with the NumPy backend",
+    "solve_factors": "its factors are LAPACK getrf's packed LU and pivots (or the matrix itself "
+                     "where factoring does not pay), the format solve_factored reads; XLA's LU "
+                     "keeps another pivot convention",
+    "solve_factored": "it reads solve_factors' LAPACK factors (see solve_factors)",
+    "adjugate": "at a singular matrix it is built from the SVD, whose singular vectors' signs "
+                "are LAPACK's own; XLA's would give another (equally valid) rank-one factor",
 }
 """Ops run as their NumPy kernel through a host callback, with the reason."""
 
@@ -153,9 +159,31 @@ def _special(name, *, takes_n=False):
     return lambda ctx, x: fn(jnp.asarray(x, ctx.out_dtypes[0]))
 
 
-def _check_index_range(ctx, x, *, size, what):
-    ctx.check(jnp.any((x < 0) | (x >= size)))
-    return x
+def _check_range(ctx, x, *carry, low, high, message, error=ValueError):
+    ctx.check(jnp.any(~((x >= low) & (x <= high))))   # NaN is out of range
+    return carry[0] if carry else x
+
+
+def _identity_product(ctx, eye, x, *, left):
+    return jnp.matmul(eye, x, precision=_HIGHEST) if left else \
+        jnp.matmul(x, eye, precision=_HIGHEST)
+
+
+def _diagonal_product(ctx, eye, v, x, *, left, eye_first, transpose):
+    """simplify's guarded diag(v) @ x: the scaling where it equals the product (finite
+    operands, no zero entry), else the product; lax.cond runs one of the two."""
+    n = eye.shape[0]
+    scaled = ((v.reshape(n, 1) * x if x.ndim == 2 else v.reshape(n) * x) if left
+              else x * v.reshape(n))
+
+    def product():
+        d = eye * v if eye_first else v * eye
+        if transpose is not None:
+            d = jnp.transpose(d, dict(transpose).get("axes"))
+        return jnp.matmul(d, x, precision=_HIGHEST) if left else \
+            jnp.matmul(x, d, precision=_HIGHEST)
+    exact = jnp.all(jnp.isfinite(v)) & jnp.all(jnp.isfinite(x)) & jnp.all(scaled != 0)
+    return lax.cond(exact, lambda: scaled, product)
 
 
 # -- convolution and pooling (functional forms of ops/conv.py and ops/pool.py) --
@@ -172,7 +200,12 @@ def _conv_transpose(ctx, g, w, *, input_shape, stride, padding, dilation, groups
     _, pullback = jax.vjp(lambda x: _conv(ctx, x, w.astype(dtype), stride=stride,
                                           padding=padding, dilation=dilation, groups=groups),
                           jnp.zeros(shape, dtype))
-    return pullback(g.astype(dtype))[0]
+    try:
+        return pullback(g.astype(dtype))[0]
+    except (ValueError, TypeError):
+        # an output_padding the forward convolution cannot produce (below the dilation):
+        # NumPy's kernel, on the host
+        raise NotLowered from None
 
 
 def _conv_weight_grad(ctx, x, g, *, kernel_shape, stride, padding, dilation, groups):
@@ -311,7 +344,10 @@ LOWERINGS.update({
     "roll": lambda ctx, x, shift, axis=None: jnp.roll(x, shift, axis),
     "getitem": _getitem,
     "scatter": _scatter,
-    "check_index_range": _check_index_range,
+    "check_range": _check_range,
+    "identity_product": _identity_product,
+    "diagonal_product": _diagonal_product,
+    "unstack": lambda ctx, x, axis=0: tuple(jnp.moveaxis(x, axis, 0)),
     # convolution and pooling
     "conv": _conv,
     "conv_transpose": _conv_transpose,
@@ -351,6 +387,8 @@ LOWERINGS.update({
     "gammaln": _special("gammaln"),
     "digamma": _special("digamma"),
     "ndtri": _special("ndtri"),
+    "gamma": _special("gamma"),
+    "log_ndtr": _special("log_ndtr"),
     "polygamma": _special("polygamma", takes_n=True),
     # random bits
     "threefry2x32": _threefry,
