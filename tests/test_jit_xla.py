@@ -19,7 +19,7 @@ try:
 except ImportError:
     HAS_JAX = False
 needs_jax = pytest.mark.skipif(not HAS_JAX, reason="the XLA backend needs JAX "
-                                                   "(pip install 'functorch-lite[xla]')")
+                                                   "(pip install -e '.[xla]')")
 
 
 @pytest.fixture
@@ -30,12 +30,12 @@ def no_default(monkeypatch):
 
 def test_without_jax_the_xla_backend_names_the_extra(monkeypatch, no_default):
     monkeypatch.setitem(sys.modules, "jax", None)   # import jax now raises ImportError
-    with pytest.raises(ImportError, match=r"functorch-lite\[xla\]"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[xla\]'"):
         ft.jit(lambda x: x + 1, backend="xla")
-    with pytest.raises(ImportError, match=r"functorch-lite\[xla\]"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[xla\]'"):
         ft.set_jit_backend("xla")
     monkeypatch.setenv(xla.ENV_VAR, "xla")
-    with pytest.raises(ImportError, match=r"functorch-lite\[xla\]"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[xla\]'"):
         ft.jit(lambda x: x + 1)
     # the NumPy backend never needs JAX
     np.testing.assert_array_equal(ft.jit(lambda x: x + 1, backend="numpy")(np.ones(2)), 2.0)

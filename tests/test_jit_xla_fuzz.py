@@ -13,7 +13,7 @@ import functorch_lite as ft
 from fuzz_programs import Case, HypothesisDraw
 from xla_checks import assert_backends_agree
 
-pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install 'functorch-lite[xla]')")
+pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install -e '.[xla]')")
 
 EXAMPLES = max(1, int(os.environ.get("FT_FUZZ_EXAMPLES", "40")) // 2)
 

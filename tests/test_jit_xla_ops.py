@@ -13,7 +13,7 @@ from test_compositions import f64_samples, flat_scalar_function
 from test_jit_ops import _same_layout_copy
 from xla_checks import assert_backends_agree
 
-pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install 'functorch-lite[xla]')")
+pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install -e '.[xla]')")
 from functorch_lite.jit.xla_lowerings import HOST_ONLY, LOWERINGS  # noqa: E402
 
 

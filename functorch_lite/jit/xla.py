@@ -29,7 +29,7 @@ def set_jit_backend(name):
     """Choose the backend of `ft.jit` functions created from now on that name none.
 
     "numpy" replays the program as NumPy calls; "xla" compiles it with jax.jit (needs
-    `pip install 'functorch-lite[xla]'`). None restores the default: the environment variable
+    `pip install -e '.[xla]'`). None restores the default: the environment variable
     FUNCTORCH_LITE_JIT_BACKEND, else "numpy".
 
     Args:
@@ -64,7 +64,7 @@ def _jax():
     try:
         import jax
     except ImportError as e:
-        raise ImportError("ft.jit(backend='xla') needs JAX: pip install 'functorch-lite[xla]' "
+        raise ImportError("ft.jit(backend='xla') needs JAX: pip install -e '.[xla]' "
                           "(or pip install jax)") from e
     return jax
 

@@ -10,7 +10,8 @@ def _half_sum_of_squares(y):
 
 
 def make_ggnvp(f, g=None, f_argnum=0):
-    """The Gauss-Newton-vector product of g(f(x)) at x, as autograd.make_ggnvp:
+    """The Gauss-Newton-vector product of g(f(x)) at x, as autograd.make_ggnvp.
+
     make_ggnvp(f, g, f_argnum)(*args) returns v -> J^T H J v, with J the Jacobian of f in its
     argument `f_argnum` and H the Hessian of g at f(*args) (g defaults to half the sum of
     squares, H = I: J^T J v).
