@@ -21,8 +21,9 @@ def _same_bits(a, b):
     if a.dtype.kind not in "fc":
         return np.array_equal(a, b)
     parts = ((a.real, b.real), (a.imag, b.imag)) if a.dtype.kind == "c" else ((a, b),)
-    return all(np.array_equal(p, q, equal_nan=True) and
-               np.array_equal(np.signbit(p), np.signbit(q)) for p, q in parts)
+    return all(np.array_equal(p, q, equal_nan=True) and    # a NaN's sign: not compared
+               np.array_equal(np.signbit(p) & ~np.isnan(p), np.signbit(q) & ~np.isnan(q))
+               for p, q in parts)
 
 
 def _calls(f, *argsets):

@@ -7,10 +7,12 @@ view of something else), it is not an output, and every equation reading it is a
 ufunc never returns a view of its operands, so no alias of it outlives its last reader). The
 writer must be a ufunc whose output has exactly that buffer's shape, dtype and traced strides
 (a fresh result would have the writer's traced layout; writing it into a buffer of another
-layout would change the summation order of a later reduction, and so its last bits), and the
-buffer must be dead before the writer runs: a ufunc writing over one of its own operands takes
-another loop, which propagates a different NaN of two (`np.add(x, y, out=x)` with NaNs in both
-returns y's, `x + y` returns x's). Fewer fresh allocations mean fewer page faults on large
+layout would change the summation order of a later reduction, and so its last bits). An
+elementwise ufunc may write over one of its own operands, matmul may not (its output is not
+computed one element at a time); the values are those of a fresh result, and only which of
+two NaNs propagates may differ (`np.add(x, y, out=x)` takes another loop than `x + y`): the
+sign and payload of a NaN are not part of ft.jit's contract (IEEE 754 leaves them
+unspecified, and NumPy's SIMD and scalar loops already differ there). Fewer fresh allocations mean fewer page faults on large
 arrays and a lower peak of memory.
 """
 import numpy as np
@@ -41,11 +43,11 @@ def plan_buffers(program):
                       and reusable.get(a.id)}.values())
         if _is_ufunc(eqn) and len(eqn.outs) == 1 and eqn.outs[0].shape:
             out = eqn.outs[0]   # (0-d results are NumPy scalars: no buffer to write into)
-            for v in free:
+            for v in free + ([] if eqn.op.name == "matmul" else dying):
                 if (v.shape == out.shape and v.dtype == out.dtype
                         and v.strides is not None and v.strides == out.strides):
                     plan[i] = v           # out takes over v's buffer (and frees it when it dies)
-                    free.remove(v)
+                    (free if v in free else dying).remove(v)
                     break
         free.extend(dying)
     return plan

@@ -181,9 +181,19 @@ def _guarded_product(eqn, diagonals):
             if v.shape[-1] != x.shape[0 if k == 0 else -1] or v.dtype != out.dtype:
                 continue
             params = {"left": k == 0, "eye_first": product.ins[0] is eye,
-                      "transpose": None if transpose is None else tuple(transpose.params.items())}
+                      "transpose": None if transpose is None else tuple(transpose.params.items()),
+                      "x_min": _smallest_magnitude(x)}
             return Eqn(diagonal_product, params, [eye, v, x], eqn.outs, eqn.region)
     return eqn
+
+
+def _smallest_magnitude(x):
+    """min |x| for a constant x of finite entries, known at compile time (the runtime check of
+    a diagonal product then looks at v only: O(n), not O(n^2)); None otherwise."""
+    if not isinstance(x, Const) or type(x.value) is not np.ndarray or not x.value.size:
+        return None
+    magnitude = np.abs(x.value)
+    return float(magnitude.min()) if np.isfinite(magnitude).all() else None
 
 
 def _exact(xp, result, *operands):
@@ -199,11 +209,16 @@ def _identity_product_kernel(xp, eye, x, *, left):
     return xp.matmul(eye, x) if left else xp.matmul(x, eye)
 
 
-def _diagonal_product_kernel(xp, eye, v, x, *, left, eye_first, transpose):
+def _diagonal_product_kernel(xp, eye, v, x, *, left, eye_first, transpose, x_min=None):
     n = eye.shape[0]
     scaled = (v.reshape(n, 1) * x if x.ndim == 2 else v.reshape(n) * x) if left else \
         x * v.reshape(n)
-    if _exact(xp, scaled, v, x):
+    if x_min is None:
+        exact = _exact(xp, scaled, v, x)
+    else:   # a constant x, finite with min |x| = x_min: no product underflows to a zero
+        exact = (bool(xp.isfinite(v).all()) and
+                 float(xp.abs(v).min()) * x_min > 4 * float(np.finfo(scaled.dtype).tiny))
+    if exact:
         return xp.ascontiguousarray(scaled)   # the layout of matmul's result
     d = xp.multiply(eye, v) if eye_first else xp.multiply(v, eye)
     if transpose is not None:

@@ -169,7 +169,7 @@ def _identity_product(ctx, eye, x, *, left):
         jnp.matmul(x, eye, precision=_HIGHEST)
 
 
-def _diagonal_product(ctx, eye, v, x, *, left, eye_first, transpose):
+def _diagonal_product(ctx, eye, v, x, *, left, eye_first, transpose, x_min=None):
     """simplify's guarded diag(v) @ x: the scaling where it equals the product (finite
     operands, no zero entry), else the product; lax.cond runs one of the two."""
     n = eye.shape[0]
