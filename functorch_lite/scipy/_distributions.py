@@ -32,6 +32,13 @@ def _as_float_of(k, param):
     return fnp.astype(k, dt)
 
 
+def _in_float_dtype_of(value, *operands):
+    """value cast to the floating dtype of the array operands (t.logpdf of a Python df is
+    float64 whatever z's dtype)."""
+    dt = np.result_type(np.float16, *[o.dtype for o in operands if hasattr(o, "dtype")])
+    return fnp.astype(value, dt) if getattr(value, "dtype", dt) != dt else value
+
+
 def _outside(cond, value):
     """-inf where `cond`, `value` elsewhere."""
     return fnp.where(cond, -np.inf, value)
@@ -113,7 +120,7 @@ def _t_tail(z, df):
     safe_centre = fnp.where(fnp.logical_and(centre, fnp.logical_not(zero)), z2, 1.0)
     inner = special.betainc(0.5, df / 2, safe_centre / (df + safe_centre))
     middle = 0.5 + 0.5 * fnp.sign(z) * inner
-    at_zero = 0.5 + z * fnp.exp(_t_logpdf(z, df))
+    at_zero = 0.5 + z * _in_float_dtype_of(fnp.exp(_t_logpdf(z, df)), z, df)
     return fnp.where(zero, at_zero, fnp.where(centre, middle, tail))
 
 
@@ -141,11 +148,16 @@ def _beta_cdf(x, a, b, loc=0.0, scale=1.0):
 
 
 def _beta_sf(x, a, b, loc=0.0, scale=1.0):
-    """betainc(b, a, 1 - z) for z in [0, 1], 1 below and 0 above (beta.sf)."""
+    """1 - betainc(a, b, z) for z < 1/2 (where 1 - z would round), betainc(b, a, 1 - z) above
+    (where the small sf keeps its relative precision); 1 below 0 and 0 above 1 (beta.sf)."""
     z = _z(x, loc, scale)
+    a, b = as_operand(a), as_operand(b)
     below, above = fnp.less(z, 0), fnp.greater(z, 1)
-    out = fnp.logical_or(below, above)
-    inside = special.betainc(as_operand(b), as_operand(a), 1.0 - fnp.where(out, 0.5, z))
+    low = fnp.less(z, 0.5)
+    z_low = fnp.where(fnp.logical_and(low, fnp.logical_not(below)), z, 0.25)
+    z_high = fnp.where(fnp.logical_or(low, above), 0.75, z)
+    inside = fnp.where(low, 1.0 - special.betainc(a, b, z_low),
+                       special.betainc(b, a, 1.0 - z_high))
     return fnp.where(below, 1.0, fnp.where(above, 0.0, inside))
 
 
