@@ -190,17 +190,26 @@ kernel for it. JAX differentiates gammainc in `a` by a series; this library does
 shape parameter in ft.stop_gradient to treat it as a constant."""
 
 
-def _kernel(name):
-    """SciPy's ufunc in the operands' floating dtype (a Python number is weak, as in NumPy's
+def _in_operand_dtype(xp, out, *operands):
+    """SciPy's result in the operands' floating dtype (a Python number is weak, as in NumPy's
     promotion; SciPy's loops would otherwise pick float64 for float32 arrays and a float)."""
-    def kernel(xp, *operands):
-        out = getattr(special_module(xp), name)(*operands)
-        dt = xp.result_type(*operands)
-        return out.astype(dt, copy=False) if dt.kind == "f" and out.dtype != dt else out
-    return kernel
+    dt = xp.result_type(*operands)
+    return out.astype(dt, copy=False) if dt.kind == "f" and out.dtype != dt else out
 
 
-gammainc = defop("gammainc", _kernel("gammainc"), doc="""The regularized lower incomplete gamma
+def _gammainc_kernel(xp, a, x):
+    return _in_operand_dtype(xp, special_module(xp).gammainc(a, x), a, x)
+
+
+def _gammaincc_kernel(xp, a, x):
+    return _in_operand_dtype(xp, special_module(xp).gammaincc(a, x), a, x)
+
+
+def _betainc_kernel(xp, a, b, x):
+    return _in_operand_dtype(xp, special_module(xp).betainc(a, b, x), a, b, x)
+
+
+gammainc = defop("gammainc", _gammainc_kernel, doc="""The regularized lower incomplete gamma
 function P(a, x) = (1 / Gamma(a)) * integral of t^(a-1) e^-t from 0 to x.
 
 Elementwise with broadcasting, as scipy.special.gammainc: the CDF of the gamma distribution of
@@ -229,7 +238,7 @@ Examples:
     True
 """)
 
-gammaincc = defop("gammaincc", _kernel("gammaincc"), doc="""The regularized upper incomplete
+gammaincc = defop("gammaincc", _gammaincc_kernel, doc="""The regularized upper incomplete
 gamma function Q(a, x) = 1 - P(a, x), computed directly.
 
 Elementwise with broadcasting, as scipy.special.gammaincc: keeps its relative precision in the
@@ -256,7 +265,7 @@ Examples:
     True
 """)
 
-betainc = defop("betainc", _kernel("betainc"), doc="""The regularized incomplete beta function
+betainc = defop("betainc", _betainc_kernel, doc="""The regularized incomplete beta function
 I_x(a, b) = (1 / B(a, b)) * integral of t^(a-1) (1-t)^(b-1) from 0 to x.
 
 Elementwise with broadcasting, as scipy.special.betainc: the CDF of the beta distribution of
