@@ -10,3 +10,8 @@ from ..ops import bessel  # noqa: E402
 
 for _op in [special.gamma, special.log_ndtr, bessel.i0, bessel.i0e, bessel.i1e]:
     elementwise(_op)
+
+from .helpers import broadcasting  # noqa: E402
+
+for _op in [special.gammainc, special.gammaincc, special.betainc]:
+    broadcasting(_op)

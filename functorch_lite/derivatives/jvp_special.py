@@ -56,3 +56,52 @@ def_unary(sp.log_ndtr, log_ndtr_partial)
 def_unary(bessel.i0, i0_partial)
 def_unary(bessel.i0e, i0e_partial)
 def_unary(bessel.i1e, i1e_partial)
+
+# -- gammainc, gammaincc, betainc: differentiable in x, refused in the shape parameters -------
+
+
+def refuse_shape_derivative(op, names):
+    """The error for a derivative with respect to a shape parameter of op (see its doc)."""
+    return NotImplementedError(
+        f"functorch_lite.scipy.special.{op.name} is differentiable in x only, not in its shape "
+        f"parameter {names} (no SciPy kernel computes that derivative; jax.scipy.special "
+        "differentiates gammainc in a by a series, this library does not). Wrap the shape "
+        "parameter in ft.stop_gradient to treat it as a constant")
+
+
+def _log_power(p, x, log_fn):
+    """p * log_fn(x), and 0 where p == 0 (so x^0 = 1 at x = 0, as the limit)."""
+    zero = ew.equal(p, 0)
+    return ew.where(zero, 0.0, ew.multiply(p, log_fn(ew.where(zero, 1.0, x))))
+
+
+def gamma_density(a, x):
+    """x^(a-1) e^-x / Gamma(a): the derivative of gammainc(a, x) in x."""
+    return ew.exp(ew.subtract(ew.subtract(_log_power(ew.subtract(a, 1), x, ew.log), x),
+                              sp.gammaln(a)))
+
+
+def beta_density(a, b, x):
+    """x^(a-1) (1-x)^(b-1) / B(a, b): the derivative of betainc(a, b, x) in x."""
+    log_b = ew.subtract(ew.add(sp.gammaln(a), sp.gammaln(b)), sp.gammaln(ew.add(a, b)))
+    log_powers = ew.add(_log_power(ew.subtract(a, 1), x, ew.log),
+                        _log_power(ew.subtract(b, 1), ew.negative(x), ew.log1p))
+    return ew.exp(ew.subtract(log_powers, log_b))
+
+
+def _x_only_jvp(op, density, sign, names):
+    def jvp(primals, tangents):
+        if any(t is not None for t in tangents[:-1]):
+            raise refuse_shape_derivative(op, names)
+        out = op(*primals)
+        t = tangents[-1]
+        if t is None:
+            return out, None
+        return out, fit(scale(t, ew.multiply(sign, density(*primals))), out)
+    jvp.__name__ = f"{op.name}_jvp"
+    op.def_jvp(jvp)
+
+
+_x_only_jvp(sp.gammainc, gamma_density, 1.0, "a")
+_x_only_jvp(sp.gammaincc, gamma_density, -1.0, "a")
+_x_only_jvp(sp.betainc, beta_density, 1.0, "a or b")

@@ -26,3 +26,23 @@ defvjp(sp.log_ndtr, lambda g, o, x: mul(g, log_ndtr_partial(x, o)))
 defvjp(bessel.i0, lambda g, o, x: mul(g, i0_partial(x, o)))
 defvjp(bessel.i0e, lambda g, o, x: mul(g, i0e_partial(x, o)))
 defvjp(bessel.i1e, lambda g, o, x: mul(g, i1e_partial(x, o)))
+
+from .jvp_special import beta_density, gamma_density, refuse_shape_derivative  # noqa: E402
+
+
+def _x_only_vjp(op, density, sign, names):
+    def rule(ct, primals, out, needed=None):
+        if needed is not None and any(needed[:-1]):
+            raise refuse_shape_derivative(op, names)
+        cts = [None] * len(primals)
+        if needed is None or needed[-1]:
+            cts[-1] = mul(ct, mul(sign, density(*primals)))
+        return tuple(cts)
+    rule.takes_needed = True
+    rule.__name__ = f"{op.name}_vjp"
+    op.def_vjp(rule)
+
+
+_x_only_vjp(sp.gammainc, gamma_density, 1.0, "a")
+_x_only_vjp(sp.gammaincc, gamma_density, -1.0, "a")
+_x_only_vjp(sp.betainc, beta_density, 1.0, "a or b")

@@ -159,6 +159,12 @@ def _special(name, *, takes_n=False):
     return lambda ctx, x: fn(jnp.asarray(x, ctx.out_dtypes[0]))
 
 
+def _special_n_ary(name):
+    """A scipy.special function of several broadcast operands, in the result's dtype."""
+    fn = getattr(jss, name)
+    return lambda ctx, *operands: fn(*(jnp.asarray(x, ctx.out_dtypes[0]) for x in operands))
+
+
 def _check_range(ctx, x, *carry, low, high, message, error=ValueError):
     ctx.check(jnp.any(~((x >= low) & (x <= high))))   # NaN is out of range
     return carry[0] if carry else x
@@ -390,6 +396,9 @@ LOWERINGS.update({
     "gamma": _special("gamma"),
     "log_ndtr": _special("log_ndtr"),
     "polygamma": _special("polygamma", takes_n=True),
+    "gammainc": _special_n_ary("gammainc"),
+    "gammaincc": _special_n_ary("gammaincc"),
+    "betainc": _special_n_ary("betainc"),
     # random bits
     "threefry2x32": _threefry,
 })

@@ -1,7 +1,8 @@
 """Special-function primitives (as scipy.special): erf, erfc, erfinv, gammaln, digamma,
-polygamma, ndtri. Their kernels call SciPy on NumPy arrays and cupyx.scipy.special on CuPy
-arrays; SciPy is an optional dependency (the `scipy` extra), imported the first time a kernel
-runs, so the library imports without it."""
+polygamma, ndtri, gamma, log_ndtr, and the incomplete gamma and beta functions. Their kernels
+call SciPy on NumPy arrays and cupyx.scipy.special on CuPy arrays; SciPy is an optional
+dependency (the `scipy` extra), imported the first time a kernel runs, so the library imports
+without it."""
 import importlib
 
 from .. import backend
@@ -178,5 +179,118 @@ Examples:
     >>> import numpy as np
     >>> from functorch_lite.scipy import special
     >>> bool(np.isfinite(special.log_ndtr(-50.0)))
+    True
+""")
+
+# -- the regularized incomplete gamma and beta functions: differentiable in x only ------------
+
+_SHAPE_NOTE = """Differentiable in x only: a derivative with respect to the shape parameter{s}
+(a traced {names} under grad, jvp, jacrev, ...) raises NotImplementedError, as SciPy has no
+kernel for it. JAX differentiates gammainc in `a` by a series; this library does not. Wrap a
+shape parameter in ft.stop_gradient to treat it as a constant."""
+
+
+def _in_operand_dtype(xp, out, *operands):
+    """SciPy's result in the operands' floating dtype (a Python number is weak, as in NumPy's
+    promotion; SciPy's loops would otherwise pick float64 for float32 arrays and a float)."""
+    dt = xp.result_type(*operands)
+    return out.astype(dt, copy=False) if dt.kind == "f" and out.dtype != dt else out
+
+
+def _gammainc_kernel(xp, a, x):
+    return _in_operand_dtype(xp, special_module(xp).gammainc(a, x), a, x)
+
+
+def _gammaincc_kernel(xp, a, x):
+    return _in_operand_dtype(xp, special_module(xp).gammaincc(a, x), a, x)
+
+
+def _betainc_kernel(xp, a, b, x):
+    return _in_operand_dtype(xp, special_module(xp).betainc(a, b, x), a, b, x)
+
+
+gammainc = defop("gammainc", _gammainc_kernel, doc="""The regularized lower incomplete gamma
+function P(a, x) = (1 / Gamma(a)) * integral of t^(a-1) e^-t from 0 to x.
+
+Elementwise with broadcasting, as scipy.special.gammainc: the CDF of the gamma distribution of
+shape a at x; in [0, 1] for a > 0, x >= 0, NaN for x < 0. Its derivative in x is the gamma
+density x^(a-1) e^-x / Gamma(a).
+
+""" + _SHAPE_NOTE.format(s="", names="a") + """
+
+Args:
+    a: shape, a positive real array (or scalar).
+    x: real array (or scalar), broadcast against a.
+
+Returns:
+    An array of the broadcast shape, in the inputs' floating dtype.
+
+Raises:
+    NotImplementedError: a traced `a` is being differentiated.
+    ImportError: SciPy is not installed (the `scipy` extra).
+
+Examples:
+    >>> import numpy as np, functorch_lite as ft
+    >>> from functorch_lite.scipy import special
+    >>> bool(np.isclose(special.gammainc(1.0, 2.0), 1 - np.exp(-2.0)))
+    True
+    >>> bool(np.isclose(ft.grad(special.gammainc, argnums=1)(1.0, 2.0), np.exp(-2.0)))
+    True
+""")
+
+gammaincc = defop("gammaincc", _gammaincc_kernel, doc="""The regularized upper incomplete
+gamma function Q(a, x) = 1 - P(a, x), computed directly.
+
+Elementwise with broadcasting, as scipy.special.gammaincc: keeps its relative precision in the
+upper tail where 1 - gammainc(a, x) would round to 0. Its derivative in x is minus the gamma
+density, -x^(a-1) e^-x / Gamma(a).
+
+""" + _SHAPE_NOTE.format(s="", names="a") + """
+
+Args:
+    a: shape, a positive real array (or scalar).
+    x: real array (or scalar), broadcast against a.
+
+Returns:
+    An array of the broadcast shape, in the inputs' floating dtype.
+
+Raises:
+    NotImplementedError: a traced `a` is being differentiated.
+    ImportError: SciPy is not installed (the `scipy` extra).
+
+Examples:
+    >>> import numpy as np
+    >>> from functorch_lite.scipy import special
+    >>> bool(special.gammaincc(2.0, 50.0) > 0)
+    True
+""")
+
+betainc = defop("betainc", _betainc_kernel, doc="""The regularized incomplete beta function
+I_x(a, b) = (1 / B(a, b)) * integral of t^(a-1) (1-t)^(b-1) from 0 to x.
+
+Elementwise with broadcasting, as scipy.special.betainc: the CDF of the beta distribution of
+shapes a, b at x; NaN for x outside [0, 1]. Its derivative in x is the beta density
+x^(a-1) (1-x)^(b-1) / B(a, b).
+
+""" + _SHAPE_NOTE.format(s="s", names="a or b") + """
+
+Args:
+    a: first shape, a positive real array (or scalar).
+    b: second shape, a positive real array (or scalar).
+    x: real array (or scalar) in [0, 1]; a, b and x broadcast.
+
+Returns:
+    An array of the broadcast shape, in the inputs' floating dtype.
+
+Raises:
+    NotImplementedError: a traced `a` or `b` is being differentiated.
+    ImportError: SciPy is not installed (the `scipy` extra).
+
+Examples:
+    >>> import numpy as np, functorch_lite as ft
+    >>> from functorch_lite.scipy import special
+    >>> bool(np.isclose(special.betainc(2.0, 1.0, 0.5), 0.25))
+    True
+    >>> bool(np.isclose(ft.grad(special.betainc, argnums=2)(2.0, 1.0, 0.5), 1.0))
     True
 """)

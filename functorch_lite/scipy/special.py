@@ -1,5 +1,5 @@
 """scipy.special's functions (as jax.scipy.special). erf, erfc, erfinv, gammaln, digamma,
-polygamma and ndtri are primitives with SciPy kernels; the others compose library ops in their
+polygamma, ndtri, gammainc, gammaincc and betainc are primitives with SciPy kernels; the others compose library ops in their
 numerically stable forms (expit and softmax never overflow, logsumexp is shifted by the max,
 xlogy is 0 where x is 0 with a finite derivative there).
 """
@@ -13,10 +13,12 @@ from ..ops.elementwise import stop_gradient
 from ..ops.bessel import i0, i0e, i1e  # noqa: F401
 from ..ops.special import digamma, erf, erfc, erfinv, gammaln, ndtri, polygamma as _polygamma
 from ..ops.special import gamma, log_ndtr  # noqa: F401
+from ..ops.special import betainc, gammainc, gammaincc  # noqa: F401
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma", "expit", "logit",
            "logsumexp", "xlogy", "xlog1py", "softmax", "log_softmax", "ndtr", "ndtri",
-           "gamma", "betaln", "log_ndtr", "i0", "i0e", "i1e", "entr"]
+           "gamma", "betaln", "log_ndtr", "i0", "i0e", "i1e", "entr", "gammainc", "gammaincc",
+           "betainc"]
 
 _SQRT_HALF = math.sqrt(0.5)
 

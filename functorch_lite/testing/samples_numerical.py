@@ -233,12 +233,32 @@ def _binom(rng):
             S(np.array([-1, 3, 11]), 10, np.array(rng.uniform(0.1, 0.9), F32))]
 
 
+def _incomplete(shapes, draw_x):
+    """Samples of gammainc-style functions: the shapes are static Python numbers (the functions
+    are differentiable in x only; a traced shape raises, tested in tests/test_scipy_cdfs.py,
+    with vmap over the shapes) and x is the array operand, inside the domain."""
+    def samples(rng):
+        return [S(*shapes, draw_x(rng, (5,))), S(*shapes, draw_x(rng, (2, 3))),
+                S(*[v + 1.0 for v in shapes], draw_x(rng, ())),
+                S(*shapes, draw_x(rng, (4,)).astype(F32))]
+    return samples
+
+
+def _stats_cdf(rng, *shapes, support=REAL):
+    """Like _dist, with the shapes as Python numbers (cdf and sf are not differentiable in
+    them) and loc, scale as arrays."""
+    return [S(_a(rng, 5, domain=support), *shapes),
+            S(_a(rng, 2, 3, domain=support), *shapes, np.asarray(0.2), np.asarray(1.3)),
+            S(_a(rng, 4, dtype=F32, domain=support), *shapes)]
+
+
 def _cg(rng):
     return [S(spd(rng, 4), _a(rng, 4)), S(spd(rng, 3), _a(rng, 3)),
             S(spd(rng, 3, dtype=F32), _a(rng, 3, dtype=F32))]
 
 
 def _scipy_entries():
+    from ..scipy import special
     from ..scipy.sparse.linalg import cg
     from scipy.sparse.linalg import cg as scipy_cg
     return [
@@ -256,6 +276,20 @@ def _scipy_entries():
         _stats("expon", "logpdf", lambda rng: _dist(rng, 0.1, 1.5, support=POSITIVE)),
         _stats("expon", "cdf", lambda rng: _dist(rng, 0.1, 1.5, support=POSITIVE)),
         _stats("poisson", "logpmf", _counts, skips=_COUNT_SKIPS),
+        *[OpInfo(f"scipy.special.{name}", getattr(special, name),
+                 _in_input_dtype(getattr(scipy_special, name)), _incomplete(shapes, draw),
+                 numpy_fn=getattr(scipy_special, name), rtol={F32: 1e-4},
+                 skips={"test_numpy_dispatch:f32_py_4": _WEAK_SHAPE})
+          for name, shapes, draw in [
+              ("gammainc", (1.7,), lambda rng, s: rng.uniform(0.2, 4.0, s)),
+              ("gammaincc", (0.8,), lambda rng, s: rng.uniform(0.2, 4.0, s)),
+              ("betainc", (2.5, 1.3), lambda rng, s: rng.uniform(0.1, 0.9, s))]],
+        *[_stats(name, method, samples) for method in ["cdf", "sf"] for name, samples in [
+            ("t", lambda rng: _stats_cdf(rng, 3.5)),
+            ("gamma", lambda rng: _stats_cdf(rng, 2.2, support=POSITIVE)),
+            ("beta", lambda rng: _stats_cdf(rng, 2.5, 1.7, support=UNIT_INTERIOR))]],
+        *[_stats(name, method, samples, skips=_COUNT_SKIPS) for method in ["cdf", "sf"]
+          for name, samples in [("poisson", _counts), ("binom", _binom)]],
         _stats("binom", "logpmf", _binom, skips=_COUNT_SKIPS),
         OpInfo("scipy.sparse.linalg.cg", lambda A, b: cg(_sym(A), b, tol=1e-12)[0],
                lambda A, b: scipy_cg(_sym(A), b, rtol=1e-12)[0].astype(b.dtype), _cg,
@@ -270,6 +304,8 @@ _COUNT_SKIPS = {
     "test_jvp_float32": _COARSE,
     "test_device": "the derivative checks keep integer leaves (the counts) as NumPy constants, "
                    "which meet the device parameters: a DeviceMismatchError by the backend rule"}
+_WEAK_SHAPE = ("SciPy's ufunc takes its float64 loop for a float32 x and a Python shape; "
+               "ours keeps float32 (the Python number is weak, as in jax.scipy)")
 _REVERSE_ONLY = "cg's implicit rule is a custom_vjp: forward mode refuses it (as documented)"
 _FORWARD_TESTS = ["test_jvp", "test_linearize", "test_jvp_vjp", "test_jvp_float32",
                   "test_vmap_jvp", "test_jvp_vmap", "test_jacfwd_jacrev", "test_hvp",
