@@ -24,8 +24,6 @@ import subprocess
 import sys
 import tempfile
 
-from mkdocs.structure.files import File
-
 log = logging.getLogger("mkdocs.hooks.api_reference")
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -70,6 +68,7 @@ def on_files(files, config):
                            "--figure", str(tmp / "images" / "dp_sgd_cnn.png")],
                           stdout=subprocess.DEVNULL, cwd=ROOT, env=_with_this_checkout())
     for png in sorted(tmp.rglob("*.png")):
+        from mkdocs.structure.files import File   # here: the checks below need no MkDocs
         files.append(File.generated(config, png.relative_to(tmp).as_posix(),
                                     abs_src_path=str(png)))
     return files
