@@ -170,7 +170,7 @@ def _check_hashable(value, what):
 
 def _own_outputs(values, inputs):
     """The tracing run's outputs, each copied when it shares memory with an argument or an
-    earlier output (what the generated code does on later calls: codegen.outputs_to_copy)."""
+    earlier output (what the generated code does on later calls: codegen.output_copies)."""
     roots = {id(_root(x)) for x in inputs if hasattr(x, "shape")}
     out = []
     for v in values:

@@ -89,9 +89,15 @@ def generate(program, xp, single=False, moved=()):
             else:
                 lines += call(node, program.eqns[node])
             lines += dying[k]
-    copies = outputs_to_copy(program)
-    results = [name(a) + (".copy()" if k in copies else "")
-               for k, a in enumerate(program.outputs)]
+    results = []
+    for k, (atom, how) in enumerate(zip(program.outputs, output_copies(program))):
+        text = name(atom)
+        if how is COPY:
+            text += ".copy()"
+        elif how:   # a value that may view or be one of `how`: new memory is returned as is
+            alike = "".join(f" and {text} is not {name(a)}" for a in how if a is not None)
+            text = f"({text} if {text}.base is None{alike} else {text}.copy())"
+        results.append(text)
     lines.append(f"    return {results[0]}" if single else f"    return [{', '.join(results)}]")
     source = "\n\n".join(fused + ["\n".join(lines)])
     exec(compile(source, "<ft.jit program>", "exec"), scope)
@@ -126,10 +132,16 @@ def _fresh_op(eqn):
     return isinstance(eqn.op.numpy_impl, np.ufunc)
 
 
-def outputs_to_copy(program):
-    """Indices of the outputs that may share memory with an input, a constant or an earlier
-    output. Each value's possible memory is the set of places it may view: a fresh op's output
-    is its own place; any other op's output may view any of its operands' places."""
+COPY = "copy"
+
+
+def output_copies(program):
+    """Per output: COPY when it must be copied (a constant, an input, a value returned again),
+    () when it is new memory, or else the atoms it could be (inputs, constants and earlier
+    outputs of its shape and dtype): the generated code then copies it unless it is new memory
+    (`.base is None`, which rules out a view) and none of them. Each value's possible memory is
+    the set of places it may view: a fresh op's output is its own place; any other op's output
+    may view (or be) any of its operands' places."""
     places = {v.id: {("in", v.id)} for v in program.inputs}
     for eqn in program.eqns:
         if _fresh_op(eqn):
@@ -143,20 +155,33 @@ def outputs_to_copy(program):
             elif hasattr(a.value, "shape") and not isinstance(a.value, np.generic):
                 seen.add(("const", id(a.value)))
         for v in eqn.outs:
-            places[v.id] = seen
-    copies, taken = set(), set()
-    for k, atom in enumerate(program.outputs):
+            places[v.id] = seen | {("made", v.id)}
+    sources = list(program.inputs) + [a for e in program.eqns for a in e.ins
+                                      if isinstance(a, Const) and hasattr(a.value, "shape")
+                                      and not isinstance(a.value, np.generic)]
+    out, taken, earlier = [], set(), []
+    for atom in program.outputs:
         if isinstance(atom, Const):
-            mine = {("const", id(atom.value))} if hasattr(atom.value, "copy") else set()
-        elif atom.weak:
-            mine = set()
+            out.append(COPY if hasattr(atom.value, "copy") else ())
+            continue
+        if atom.weak:
+            out.append(())
+            continue
+        mine = places[atom.id]
+        if ("in", atom.id) in mine or any(atom is e for e in earlier):
+            out.append(COPY)
+        elif all(p[0] == "new" for p in mine) and not mine & taken:
+            out.append(())
         else:
-            mine = places[atom.id]
-        if any(p[0] != "new" for p in mine) or mine & taken:
-            copies.add(k)
-        else:
-            taken |= mine
-    return copies
+            alike = {id(a): a for a in sources + earlier
+                     if a.shape == atom.shape and a.dtype == atom.dtype and a is not atom}
+            out.append(tuple(alike.values()) or _NONE_ALIKE)
+        taken |= mine
+        earlier.append(atom)
+    return out
+
+
+_NONE_ALIKE = (None,)   # no atom it could be: only the `.base` check
 
 
 def _fused_params(group, name):
