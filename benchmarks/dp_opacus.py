@@ -42,7 +42,6 @@ import sys  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
-import optree  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 

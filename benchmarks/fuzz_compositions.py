@@ -30,12 +30,20 @@ def main():
     if args.device:
         xp = _device_module(args.device)
         check = lambda case: case.check_device(xp)  # noqa: E731
+    warnings.simplefilter("ignore", RuntimeWarning)  # special points make NaN on purpose
+    on = f" on {args.device}" if args.device else ""
+    return run_cases(lambda seed: Case(RandomDraw(random.Random(seed)), seed), check,
+                     range(args.seed, args.seed + args.examples), on, args.verbose)
+
+
+def run_cases(make, check, seeds, label="", verbose=False):
+    """Build and check the case of each seed, going on past failures: one reproducer per
+    failure, then the count (exit status 1 if any). Shared with fuzz_jit.py."""
     failures = collections.Counter()
     start = time.perf_counter()
-    warnings.simplefilter("ignore", RuntimeWarning)  # special points make NaN on purpose
-    for seed in range(args.seed, args.seed + args.examples):
+    for seed in seeds:
         try:
-            case = Case(RandomDraw(random.Random(seed)), seed)
+            case = make(seed)
         except Exception:
             failures["building the case"] += 1
             print(f"seed {seed}: building the case failed\n{traceback.format_exc()}")
@@ -48,11 +56,10 @@ def main():
         except Exception as e:
             failures["error"] += 1
             print(f"seed {seed}: ERROR {type(e).__name__}: {str(e)[:400]}\n  "
-                  f"{case.describe()}\n" + (traceback.format_exc() if args.verbose else ""))
+                  f"{case.describe()}\n" + (traceback.format_exc() if verbose else ""))
     total = sum(failures.values())
-    on = f" on {args.device}" if args.device else ""
-    print(f"{args.examples} examples{on} in {time.perf_counter() - start:.0f} s: {total} failures "
-          f"{dict(failures)}")
+    print(f"{len(seeds)} examples{label} in {time.perf_counter() - start:.0f} s: {total} "
+          f"failures {dict(failures)}")
     return 1 if total else 0
 
 

@@ -10,7 +10,7 @@ from ._creation import array, asarray, ones_like
 from ._indexing import getitem
 from ._matrices import diff
 from ._shape import concatenate, moveaxis, ravel, reshape, stack
-from ._util import as_operand, dtype_of, ndim, normalize_axis, reject, shape
+from ._util import as_operand, dtype_of, ndim, normalize_axis, shape
 
 
 def _along(nd, axis, index):

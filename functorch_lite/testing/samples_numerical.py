@@ -6,7 +6,7 @@ SciPy."""
 import numpy as np
 
 from .. import numpy as fnp
-from .samples_base import F32, F64, I64, POSITIVE, REAL, OpInfo, S, array, spd, unary
+from .samples_base import F32, F64, POSITIVE, REAL, OpInfo, S, array, spd, unary
 
 try:
     import scipy.special as scipy_special
