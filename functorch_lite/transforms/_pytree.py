@@ -204,6 +204,14 @@ def fresh_outputs(out, inputs):
     its outputs through this check once, where they reach the user; outputs that are wrappers
     (the transform runs inside another one) are not the user's yet and pass as they are.
     Arrays a function closes over and returns are part of the function, not copied."""
+    if type(out) is np.ndarray:     # the common case, without flattening a tree
+        if out.base is None and out.flags.writeable and all(
+                a is not out and getattr(a, "base", None) is not out for a in inputs):
+            return out              # owns its memory, and no input is it or a view of it
+        owner = _root(out)
+        if _unsafe(out) or any(_root(a) is owner for a in inputs if is_array(a)):
+            return out.copy()
+        return out
     leaves, spec = optree.tree_flatten(out)
     owners, changed = None, False
     for k, x in enumerate(leaves):
