@@ -28,7 +28,7 @@ SCALARS = [0.75, -1.5, 3, 2, True, 0.5 + 0.25j]
 STATICS = [2, 2.0, True, 1, -0.0, 0.0]
 
 
-def _same_bits(got, want):
+def same_bits(got, want):
     got, want = np.asarray(got), np.asarray(want)
     if got.dtype != want.dtype or got.shape != want.shape:
         return False
@@ -124,7 +124,7 @@ class JitCase:
         assert len(got) == len(want), f"{where}: {len(got)} outputs, eager {len(want)}"
         arrays = [a for a in args if isinstance(a, np.ndarray)]
         for k, (g, w) in enumerate(zip(got, want)):
-            assert _same_bits(g, w), (f"{where}: output {k} differs\n jit   {g!r}\n eager "
+            assert same_bits(g, w), (f"{where}: output {k} differs\n jit   {g!r}\n eager "
                                       f"{w!r}")
             if isinstance(g, np.ndarray):
                 others = arrays + [o for j, o in enumerate(got)

@@ -12,18 +12,7 @@ import pytest
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
-
-
-def _same_bits(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return False
-    if a.dtype.kind not in "fc":
-        return np.array_equal(a, b)
-    parts = ((a.real, b.real), (a.imag, b.imag)) if a.dtype.kind == "c" else ((a, b),)
-    return all(np.array_equal(p, q, equal_nan=True) and    # a NaN's sign: not compared
-               np.array_equal(np.signbit(p) & ~np.isnan(p), np.signbit(q) & ~np.isnan(q))
-               for p, q in parts)
+from jit_differential import same_bits
 
 
 def _calls(f, *argsets):
@@ -39,7 +28,7 @@ def test_boolean_mask_count_change_traces_again():
     pairs, j = _calls(f, (np.array([1.0, 2.0, 3.0]),), (np.array([1.0, -1.0, 5.0]),),
                       (np.array([4.0, -1.0, 5.0]),))
     for got, want in pairs:
-        assert _same_bits(got, want)
+        assert same_bits(got, want)
     assert j.traces == 2          # the same count again reuses the second program
 
 
@@ -49,7 +38,7 @@ def test_masked_result_never_lands_in_a_stale_buffer():
         return np.sin(y) * 2.0 + y
     for got, want in _calls(f, (np.array([1.0, 2.0, 3.0]),), (np.array([1.0, -1.0, -5.0]),),
                             (np.array([-1.0, -1.0, -5.0]),))[0]:
-        assert _same_bits(got, want)
+        assert same_bits(got, want)
 
 
 def test_a_mask_whose_shape_python_read_is_guarded_even_if_unused():
@@ -57,7 +46,7 @@ def test_a_mask_whose_shape_python_read_is_guarded_even_if_unused():
         n = x[x > 0].shape[0]          # the masked value itself is dead
         return x * n
     for got, want in _calls(f, (np.array([1.0, 2.0]),), (np.array([1.0, -2.0]),))[0]:
-        assert _same_bits(got, want)
+        assert same_bits(got, want)
 
 
 @pytest.mark.parametrize("fn", [fnp.nonzero, fnp.argwhere, fnp.unique])
@@ -75,9 +64,9 @@ def test_captured_array_changed_in_place_is_seen_by_no_part_of_the_program():
     f = ft.jit(lambda x: A @ x + np.sum(A) + fnp.sum(A * 2.0))   # matmul, Python, fold
     first = f(np.ones(2))
     A *= 10
-    assert _same_bits(f(np.ones(2)), first)
+    assert same_bits(f(np.ones(2)), first)
     A /= 10
-    assert _same_bits(first, A @ np.ones(2) + np.sum(A) + np.sum(A * 2.0))
+    assert same_bits(first, A @ np.ones(2) + np.sum(A) + np.sum(A * 2.0))
 
 
 def test_captured_identity_and_duplicates_through_simplify_and_cse():
@@ -86,9 +75,9 @@ def test_captured_identity_and_duplicates_through_simplify_and_cse():
     x = np.array([np.inf, 1.0])
     first = f(x)
     identity[0, 0] = 5.0             # not seen: the program keeps the traced identity
-    assert _same_bits(f(x), first)
+    assert same_bits(f(x), first)
     identity[0, 0] = 1.0
-    assert _same_bits(first, (x @ identity) + (x @ identity))
+    assert same_bits(first, (x @ identity) + (x @ identity))
 
 
 def test_captured_views_share_one_snapshot():
@@ -96,10 +85,10 @@ def test_captured_views_share_one_snapshot():
     f = ft.jit(lambda x: B.T @ x + B[1])
     want = B.T @ np.ones(3) + B[1]
     B[...] = 0.0
-    assert _same_bits(f(np.ones(3)), np.zeros(4))  # traced after the change: all zeros
+    assert same_bits(f(np.ones(3)), np.zeros(4))  # traced after the change: all zeros
     g = ft.jit(lambda x: B.T @ x + B[1])
     B[...] = np.arange(12.0).reshape(3, 4)
-    assert _same_bits(ft.jit(lambda x: B.T @ x + B[1])(np.ones(3)), want)
+    assert same_bits(ft.jit(lambda x: B.T @ x + B[1])(np.ones(3)), want)
     assert g.traces == 0
 
 
@@ -109,10 +98,10 @@ def test_static_values_that_hash_equal_get_their_own_programs():
     g = ft.jit(lambda x, n: x // n, static_argnums=1)
     x = np.array([0, 1, 2])
     for n in (2, 2.0, True, 2):
-        assert _same_bits(g(x, n), x // n)
+        assert same_bits(g(x, n), x // n)
     zero = ft.jit(lambda x, z: x * np.copysign(1.0, z), static_argnums=1)
-    assert _same_bits(zero(np.ones(1), 0.0), np.ones(1))
-    assert _same_bits(zero(np.ones(1), -0.0), -np.ones(1))
+    assert same_bits(zero(np.ones(1), 0.0), np.ones(1))
+    assert same_bits(zero(np.ones(1), -0.0), -np.ones(1))
 
 
 # -- 4. methods and objects ------------------------------------------------------------------
@@ -146,9 +135,9 @@ def test_method_of_a_pytree_class_reads_attributes_per_call():
         def forward(self, x):
             return x @ self.w
     m = Model(np.eye(3))
-    assert _same_bits(m.forward(np.ones(3)), np.ones(3))
+    assert same_bits(m.forward(np.ones(3)), np.ones(3))
     m.w = 2 * np.eye(3)
-    assert _same_bits(m.forward(np.ones(3)), np.full(3, 2.0))
+    assert same_bits(m.forward(np.ones(3)), np.full(3, 2.0))
 
 
 def test_unhashable_dataclass_gets_advice_about_dataclasses_not_lists():
@@ -179,7 +168,7 @@ def test_python_scalar_arguments_promote_as_in_numpy(dtype):
                 continue
             for _ in range(2):                    # the tracing run, then the program
                 for got, w in zip(j(x, scalar), want):
-                    assert _same_bits(got, w), (dtype, scalar)
+                    assert same_bits(got, w), (dtype, scalar)
 
 
 def test_python_scalar_arithmetic_stays_a_python_scalar():
@@ -222,7 +211,7 @@ def test_outputs_alias_no_input_and_no_other_output():
 def test_cse_keeps_negative_and_positive_zero_apart():
     f = lambda x: (np.copysign(1.0, x * -0.0), np.copysign(1.0, x * 0.0))   # noqa: E731
     for (got, want) in _calls(f, (np.array([1.0]),), (np.array([1.0]),))[0]:
-        assert all(_same_bits(a, b) for a, b in zip(got, want))
+        assert all(same_bits(a, b) for a, b in zip(got, want))
 
 
 def test_identity_and_diagonal_products_keep_inf_nan_and_zero_signs():
@@ -231,21 +220,21 @@ def test_identity_and_diagonal_products_keep_inf_nan_and_zero_signs():
     for x in cases:
         with np.errstate(all="ignore"):
             want = x @ identity
-            assert _same_bits(ft.jit(lambda v: v @ identity)(x), want)
+            assert same_bits(ft.jit(lambda v: v @ identity)(x), want)
     A = np.array([[1.0, np.inf], [0.0, 2.0]])
     jac = ft.jacrev(lambda x: np.tanh(A @ x))
     for x in (np.array([0.1, 0.2]), np.array([0.0, 0.0])):
         with np.errstate(all="ignore"):
             j = ft.jit(jac)
             for _ in range(2):
-                assert _same_bits(j(x), jac(x))
+                assert same_bits(j(x), jac(x))
 
 
 def test_additive_zeros_are_removed_only_when_exact():
     f = lambda x: (x + 0.0, x - 0.0, x * 1.0, x + -0.0)   # noqa: E731
     x = np.array([-0.0, 1.0, np.nan])
     for got, want in _calls(f, (x,), (x,))[0]:
-        assert all(_same_bits(a, b) for a, b in zip(got, want))
+        assert all(same_bits(a, b) for a, b in zip(got, want))
 
 
 # -- 8. array subclasses ---------------------------------------------------------------------
@@ -296,7 +285,7 @@ def test_jit_keeps_what_checkpoint_frees():
     g = ft.grad(loss)
     x = np.ones((200, 50))
     jitted = ft.jit(g)
-    assert _same_bits(jitted(x), g(x))
+    assert same_bits(jitted(x), g(x))
     assert _peak(jitted, x) <= _peak(g, x)
     recomputed = [e.op.name for e in jitted.lower(x).optimized.eqns].count("tanh")
     # each block again in the backward pass (64), after the forward pass (64, less the last
@@ -338,10 +327,10 @@ def test_static_arguments_however_they_are_passed():
         return x ** n * k
     x = np.arange(3.0)
     by_num = ft.jit(f, static_argnums=1)
-    assert _same_bits(by_num(x), f(x)) and _same_bits(by_num(x, n=3), f(x, 3))
-    assert _same_bits(by_num(x, 3), f(x, 3))
+    assert same_bits(by_num(x), f(x)) and same_bits(by_num(x, n=3), f(x, 3))
+    assert same_bits(by_num(x, 3), f(x, 3))
     by_name = ft.jit(f, static_argnames=("n", "k"))
-    assert _same_bits(by_name(x, 3), f(x, 3)) and _same_bits(by_name(x, n=3, k=2), f(x, 3, k=2))
+    assert same_bits(by_name(x, 3), f(x, 3)) and same_bits(by_name(x, n=3, k=2), f(x, 3, k=2))
     assert by_name.traces == 2
     with pytest.raises(ValueError, match="not a parameter"):
         ft.jit(f, static_argnames="m")
@@ -349,7 +338,7 @@ def test_static_arguments_however_they_are_passed():
 
 def test_partial_of_a_jitted_function_keeps_statics():
     g = functools.partial(ft.jit(lambda x, n: x * n, static_argnums=1), np.ones(2))
-    assert _same_bits(g(3), np.full(2, 3.0))
+    assert same_bits(g(3), np.full(2, 3.0))
 
 
 # -- custom rules under jit: their bodies are compiled when they can be ----------------------
@@ -375,6 +364,6 @@ def test_custom_vjp_body_is_compiled_or_kept_whole():
         names = [e.op.name for e in j.lower(x).optimized.eqns]
         assert any(n.startswith("custom_vjp") for n in names) != inlined, names
         for _ in range(2):
-            assert _same_bits(j(x), f(x))
+            assert same_bits(j(x), f(x))
         g = ft.jit(ft.grad(lambda x: np.sum(f(x))))
-        assert _same_bits(g(x), ft.grad(lambda x: np.sum(f(x)))(x))
+        assert same_bits(g(x), ft.grad(lambda x: np.sum(f(x)))(x))

@@ -31,9 +31,7 @@ from .fuse import fusion_groups
 from .simplify import simplify
 from .trace import PYTHON_SCALARS, trace
 from .xla import compile_xla, resolve_backend
-from ..transforms._pytree import refuse_array_subclass
-
-_SCALARS = PYTHON_SCALARS
+from ..transforms._pytree import fresh_outputs, refuse_array_subclass
 
 PASSES = (simplify, fold_constants, eliminate_common_subexpressions, eliminate_dead_code)
 """The passes run on every traced program, in order (see each module's docstring)."""
@@ -99,7 +97,7 @@ class _Split:
             if t is np.ndarray:
                 sig.append((x.shape, x.dtype, x.strides))
                 dynamic.append(True)
-            elif t in _SCALARS:
+            elif t in PYTHON_SCALARS:
                 sig.append(t)
                 dynamic.append(True)
             elif is_array(x):
@@ -166,25 +164,6 @@ def _check_hashable(value, what):
         raise TypeError(f"ft.jit: {what} is a {type(value).__name__}, which is not hashable; "
                         f"static values key the compile cache: {advice}, or make it a traced "
                         "(array) argument") from None
-
-
-def _own_outputs(values, inputs):
-    """The tracing run's outputs, each copied when it shares memory with an argument or an
-    earlier output (what the generated code does on later calls: codegen.output_copies)."""
-    roots = {id(_root(x)) for x in inputs if hasattr(x, "shape")}
-    out = []
-    for v in values:
-        if hasattr(v, "shape") and hasattr(v, "copy"):
-            if id(_root(v)) in roots:
-                v = v.copy()
-            roots.add(id(_root(v)))
-        out.append(v)
-    return out
-
-
-def _root(x):
-    base = getattr(x, "base", None)
-    return x if base is None else base
 
 
 class _Compiled:
@@ -329,15 +308,15 @@ class Jitted:
         leaves = [x for x, d in zip(split.leaves, split.dynamic) if d]
         # the device of the device arrays: NumPy arrays beside them (labels, masks) only
         # select, and the ops that read them move them, as in eager code
-        xp = array_module([x for x in leaves if type(x) not in _SCALARS
+        xp = array_module([x for x in leaves if type(x) not in PYTHON_SCALARS
                            and not isinstance(x, (np.ndarray, np.generic))], "ft.jit")
-        moved = [is_host(module_of(x)) and not is_host(xp) and type(x) not in _SCALARS
+        moved = [is_host(module_of(x)) and not is_host(xp) and type(x) not in PYTHON_SCALARS
                  for x in leaves]   # NumPy arrays beside device ones: moved at entry
         traced_leaves = iter([xp.asarray(x) if m else x for x, m in zip(leaves, moved)])
         traced, first = trace(self.f, [next(traced_leaves) if d else x
                                        for x, d in zip(split.leaves, split.dynamic)],
                               split.dynamic, split.rebuild, split.input_names())
-        first = _own_outputs(first, leaves)
+        first = fresh_outputs(first, leaves)   # as the generated code's outputs are
         compiled = _Compiled(traced, optimize(traced), xp,
                              [v.id for v, m in zip(traced.inputs, moved) if m], self.backend)
         compiled.key, compiled.used = split.key, self._clock

@@ -134,9 +134,9 @@ class TraceInterpreter(Interpreter):
         else:
             wrapped = self.new_var(out)
             outs = [wrapped.var]
-        shape_of_values = getattr(op, "value_dependent_shape", None)
-        self.eqns.append(Eqn(op, params, ins, outs, recomputation_region(),
-                             bool(shape_of_values and shape_of_values(*values, **params))))
+        guard = op.value_dependent_shape is not None and op.value_dependent_shape(*values,
+                                                                                     **params)
+        self.eqns.append(Eqn(op, params, ins, outs, recomputation_region(), bool(guard)))
         return wrapped
 
     def _inline(self, op, args):
