@@ -21,11 +21,14 @@ being transformed (a weight matrix under grad, a batched input under vmap) work 
   example (`where` on each output leaf); while_loop runs while any example's predicate holds and
   freezes the finished ones (`where(pred, body(x), x)`), JAX's batching rule. So
   `vmap(grad(newton_sqrt))` over a data-dependent fixed point works.
-- Under ft.jit with no transform between the trace and the loop, scan, fori_loop and
-  while_loop become one loop equation around their traced body (Note [compiled loops] in
-  jit/loops.py). Otherwise the loops are recorded step by step, as Python loops are; a
+- Under ft.jit, scan, fori_loop and while_loop become one loop equation around their traced
+  body (Note [compiled loops] in jit/loops.py), also with transforms between the trace and
+  the loop (`jit(grad(f))`, `jit(vmap(f))`): then the loop is an op whose rules build the loop
+  of the transformed body (Note [loops under the transforms] in transforms/loop_rules.py).
+  A body that cannot be traced on its own is recorded step by step, as Python loops are; a
   while_loop whose predicate depends on traced values then has no recording and is refused,
-  naming fori_loop/scan. A predicate computed from traced values is not known while tracing:
+  naming fori_loop/scan (so is reverse mode through a compiled while_loop, as in JAX). A
+  predicate computed from traced values is not known while tracing:
   cond and switch record every branch and a select (the same values).
 
 Each iteration's carry is checked against the initial one (pytree structure, shapes, dtypes),
@@ -43,6 +46,7 @@ from .jit.trace import TraceTensor, TracerConversionError
 from .ops.elementwise import stop_gradient
 from .tensor import TransformTensor
 from .transforms._pytree import as_plain
+from .transforms.loop_rules import NotReversible
 from .transforms.vmap import BatchedTensor, vmap
 
 __all__ = ["scan", "fori_loop", "while_loop", "cond", "switch", "map", "stop_gradient"]
@@ -265,9 +269,9 @@ def while_loop(cond_fun, body_fun, init_val):
     Under vmap with a predicate that differs between examples the loop runs until every
     example's predicate is false; an example whose predicate is false keeps its value (JAX's
     rule). Unlike JAX, reverse mode works: grad differentiates the iterations that ran. Under
-    ft.jit the loop compiles to one loop equation that decides its trip count on each call
-    (refused when the body cannot be traced on its own or a transform runs between ft.jit and
-    the loop). See Note [control flow under the transforms].
+    ft.jit the loop compiles to one loop equation that decides its trip count on each call,
+    under vmap and jvp too (refused when the body cannot be traced on its own, and in reverse
+    mode under ft.jit). See Note [control flow under the transforms].
 
     Args:
         cond_fun: `cond_fun(val)` -> a scalar bool.
@@ -300,8 +304,12 @@ def while_loop(cond_fun, body_fun, init_val):
         _check_carry("while_loop", init_val, new)
         return new
 
-    if loops.tracing_at_top():  # Note [compiled loops] in jit/loops.py
-        out = loops.while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body)
+    reversed_above = False
+    if loops.tracing():  # Note [compiled loops] in jit/loops.py
+        try:
+            out = loops.while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body)
+        except NotReversible:
+            out, reversed_above = None, True   # recorded step by step where that is possible
         if out is not None:
             return out
     val = init_val
@@ -311,11 +319,12 @@ def while_loop(cond_fun, body_fun, init_val):
         if kind == "traced":
             raise TracerConversionError(
                 "while_loop: under ft.jit the loop's predicate depends on traced values, and "
-                + ("its body could not be compiled as a loop (Python control flow or a "
+                + ("reverse mode (grad, vjp, jacrev) runs between ft.jit and the loop, and a "
+                   "trip count decided when the program runs leaves no iterations to walk "
+                   "back (JAX refuses it too)" if reversed_above else
+                   "its body could not be compiled as a loop (Python control flow or a "
                    "conversion on a value that changes between iterations, or a carry whose "
-                   "shape or dtype changes)" if loops.tracing_at_top() else
-                   "a transform runs between ft.jit and the loop (jit(vmap(f)), jit(grad(f))): "
-                   "such loops are not compiled yet")
+                   "shape or dtype changes)")
                 + ". Use fori_loop or scan with a static trip count, mark the values that "
                 "decide the trip count static (static_argnums), or call the transform without "
                 "ft.jit")
@@ -362,8 +371,9 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
             _check_carry("fori_loop", init_val, new)
             return new
 
-        if loops.tracing_at_top():  # Note [compiled loops] in jit/loops.py
-            out = loops.fori_loop(int(lo), int(hi), body_fun, init_val, checked_body)
+        if loops.tracing():  # Note [compiled loops] in jit/loops.py
+            build = loops.fori_loop if loops.tracing_at_top() else loops.fori_scan
+            out = build(int(lo), int(hi), body_fun, init_val, checked_body)
             if out is not None:
                 return out
         val = init_val
@@ -407,7 +417,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """
     xs_leaves, xs_spec = optree.tree_flatten(xs)
     n = _scan_length(xs_leaves, length)
-    if loops.tracing_at_top():  # Note [compiled loops] in jit/loops.py
+    if loops.tracing():  # Note [compiled loops] in jit/loops.py
         out = loops.scan(lambda c, x: _scan_step(f, init, c, x), init, xs_leaves, xs_spec, n,
                          reverse, f)
         if out is not None:

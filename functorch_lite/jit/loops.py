@@ -13,6 +13,15 @@ program, before the loop: they do not change between iterations. The body progra
 the same passes and code generation as any program, and the loop equation's kernel calls the
 generated body in a Python loop: tracing and compiling cost one body, whatever the trip count.
 
+The same holds with transforms between the trace and the loop (`jit(grad(f))`, `jit(vmap(f))`):
+the body is traced on a sample of one example's values (`_sample`), every value of a lower
+level it reads (a GradTensor weight, a BatchedTensor input) is lifted into an operand, and the
+loop op is dispatched like any op: each transform's rule (transforms/loop_rules.py) builds the
+loop of its transformed body one level down, until the trace records one loop equation (Note
+[loops under the transforms] there). Then the body trace records a custom_vjp or custom_jvp
+call as the one op it is, never its inlined primal body, so a transform above still sees its
+rule.
+
 The loop falls back to being recorded step by step (lax.py's Python loops) when the body cannot
 be traced on its own: Python control flow or a conversion on a value that changes between
 iterations (the loop index included: `table[i]` on a NumPy array), a carry whose shape or dtype
@@ -27,34 +36,54 @@ import optree
 
 from ..dispatch import Op
 from ..interpreter import stack
-from .ir import Const, Program
+from ..tensor import Tensor, TransformTensor
+from .ir import Const, Program, Var
 from .trace import TraceInterpreter, TraceTensor, TracerConversionError
+from ..transforms import loop_rules
 
 _DEFAULT_DTYPES = {np.dtype(t) for t in (bool, np.int64, np.float64, np.complex128)}
 
 
-def tracing_at_top():
-    """Whether the top of the level stack is an ft.jit trace (Note [compiled loops])."""
+def tracing():
+    """Whether an ft.jit trace is running (jit enters only at the bottom of the level stack)."""
     interpreters = stack()
-    return bool(interpreters) and isinstance(interpreters[-1], TraceInterpreter)
+    return bool(interpreters) and isinstance(interpreters[0], TraceInterpreter)
+
+
+def tracing_at_top():
+    """Whether an ft.jit trace runs with no transform above it (Note [compiled loops])."""
+    interpreters = stack()
+    return bool(interpreters) and all(isinstance(i, TraceInterpreter) for i in interpreters)
+
+
+def _sample(x):
+    """A raw value with the shape and dtype `x` has at its own level (one example of a batch):
+    what a body traced on top of the transforms sees of it."""
+    if not isinstance(x, Tensor):
+        return x
+    if not isinstance(x, TransformTensor):
+        raise TracerConversionError(f"a loop body read a {type(x).__name__}")
+    x._interpreter.check_alive(x)
+    value = _sample(x.value)
+    bdim = getattr(x, "bdim", None)   # a BatchedTensor's batch axis
+    return value if bdim is None else value[(slice(None),) * bdim + (0,)]
 
 
 class _BodyTrace(TraceInterpreter):
-    """Traces a loop body, lifting the values of enclosing traces it reads into inputs."""
+    """Traces a loop body, lifting the lower-level values it reads into inputs."""
 
-    def __init__(self, input_names):
+    def __init__(self, input_names, inlines):
         super().__init__(input_names)
-        self.captured = []   # the enclosing values read, in the order of their inputs
+        self.inlines = inlines
+        self.captured = []   # the lower-level values read, in the order of their inputs
         self._lifted = {}
 
     def lift(self, x):
-        if type(x) is not TraceTensor or x._interpreter is self:
+        if not isinstance(x, Tensor) or type(x) is TraceTensor and x._interpreter is self:
             return x
-        key = (id(x._interpreter), x.var.id)
-        inner = self._lifted.get(key)
+        inner = self._lifted.get(id(x))
         if inner is None:
-            x._interpreter.check_alive(x)
-            inner = self._lifted[key] = self.new_input(x.value)
+            inner = self._lifted[id(x)] = self.new_input(_sample(x))
             self.captured.append(x)
         return inner
 
@@ -66,13 +95,26 @@ class _Body:
     """A function of flat leaves traced into a program; `compiled(xp)` is its generated code."""
 
     def __init__(self, fn, in_values, input_names):
-        with _BodyTrace(input_names) as interp:
+        with _BodyTrace(input_names, inlines=tracing_at_top()) as interp:
             outs = fn(*[interp.new_input(v) for v in in_values])
             outs = [interp.lift(o) for o in outs]
         self.outputs = [o.var if type(o) is TraceTensor else Const(o) for o in outs]
         self.program = Program(interp.inputs, interp.eqns, self.outputs)
         self.captured = interp.captured
         self._compiled = {}
+
+    def run(self, *leaves):
+        """The body's ops applied to `leaves` through dispatch, so the transforms running
+        see each of them (what the loop rules transform)."""
+        env = {v.id: a for v, a in zip(self.program.inputs, leaves)}
+
+        def read(atom):
+            return env[atom.id] if isinstance(atom, Var) else atom.value
+        for eqn in self.program.eqns:
+            out = eqn.op(*map(read, eqn.ins), **eqn.params)
+            for v, o in zip(eqn.outs, out if eqn.op.multiple_results else (out,)):
+                env[v.id] = o
+        return [read(a) for a in self.outputs]
 
     def compiled(self, xp):
         fn = self._compiled.get(xp)
@@ -106,9 +148,15 @@ def _carry_operands(leaves):
     for x in leaves:
         if not (isinstance(x, TraceTensor) or hasattr(x, "dtype")):
             x, weak = np.asarray(x)[()], True
-        values.append(x.value if isinstance(x, TraceTensor) else x)
+        values.append(_sample(x))
     avals = [(tuple(v.shape), np.dtype(v.dtype)) for v in values]
     return operands, values, avals, weak
+
+
+def _numpy_scalars(leaves):
+    """The carry as the body was traced: a Python number as a NumPy scalar (the body `fits`,
+    so every value has a default dtype and both promote alike)."""
+    return [np.asarray(x)[()] if type(x) in (bool, int, float, complex) else x for x in leaves]
 
 
 def _fresh(outs, operands):
@@ -127,15 +175,17 @@ def _name(fun):
     return getattr(fun, "__name__", type(fun).__name__)
 
 
-def scan(step, init, xs_leaves, xs_spec, length, reverse, fun):
+def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, weak_xs=False):
     """lax.scan as one loop equation, or None when it must be recorded step by step.
-    `step(carry, x)` is lax's checked call of the user's body `fun`."""
+    `step(carry, x)` is lax's checked call of the user's body `fun`; `weak_xs`: the slices
+    stand for Python numbers (fori_loop's index)."""
     if length == 0:
         return None
     init_leaves, init_spec = optree.tree_flatten(init)
     operands, values, avals, weak = _carry_operands(init_leaves)
+    weak = weak or weak_xs
     nc, nx = len(init_leaves), len(xs_leaves)
-    x_values = [(x.value if isinstance(x, TraceTensor) else x)[0] for x in xs_leaves]
+    x_values = [_sample(x)[0] for x in xs_leaves]
     y_spec = []
 
     def flat_body(*leaves):
@@ -152,7 +202,7 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun):
 
     def kernel(xp, *ops, length, reverse):
         fn = body.compiled(xp)
-        carry, xs, consts = list(ops[:nc]), ops[nc:nc + nx], ops[nc + nx:]
+        carry, xs, consts = _numpy_scalars(ops[:nc]), ops[nc:nc + nx], ops[nc + nx:]
         ys = [[] for _ in y_avals]
         for i in order:
             out = fn(*carry, *[x[i] for x in xs], *consts)
@@ -163,9 +213,21 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun):
         return _fresh(carry, ops) + tuple(stacked)
 
     op = Op(f"scan[{_name(fun)}]", kernel, multiple_results=True)
+    loop_rules.scan_rules(op, body, nc, nx)
     outs = op(*operands, *xs_leaves, *body.captured, length=length, reverse=reverse)
     return (init_spec.unflatten(list(outs[:nc])),
             y_spec[0].unflatten(list(outs[nc:])))
+
+
+def fori_scan(lower, upper, body_fun, init_val, checked_body):
+    """lax.fori_loop under a transform running above ft.jit: a scan over the indices (whose
+    rules the transforms have), or None (Note [compiled loops])."""
+    if upper <= lower:
+        return None
+    out = scan(lambda c, i: (checked_body(i, c), None), init_val,
+               [np.arange(lower, upper, dtype=np.int64)], optree.tree_structure(0),
+               upper - lower, False, body_fun, weak_xs=True)
+    return None if out is None else out[0]
 
 
 def fori_loop(lower, upper, body_fun, init_val, checked_body):
@@ -187,7 +249,7 @@ def fori_loop(lower, upper, body_fun, init_val, checked_body):
 
     def kernel(xp, *ops, lower, upper):
         fn = body.compiled(xp)
-        carry, consts = list(ops[:nc]), ops[nc:]
+        carry, consts = _numpy_scalars(ops[:nc]), ops[nc:]
         for i in range(lower, upper):
             carry = fn(np.int64(i), *carry, *consts)
         return _fresh(carry, ops)
@@ -214,18 +276,23 @@ def while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body):
 
     def kernel(xp, *ops):
         test, step = cond.compiled(xp), body.compiled(xp)
-        carry, kc, kb = list(ops[:nc]), ops[nc:nc + nk], ops[nc + nk:]
+        carry, kc, kb = _numpy_scalars(ops[:nc]), ops[nc:nc + nk], ops[nc + nk:]
         while test(*carry, *kc)[0]:
             carry = step(*carry, *kb)
         return _fresh(carry, ops)
 
     op = Op(f"while_loop[{_name(body_fun)}]", kernel, multiple_results=True)
+    loop_rules.while_rules(op, cond, body, nc, nk)
     outs = op(*operands, *cond.captured, *body.captured)
     return init_spec.unflatten(list(outs))
 
 
 def _traced(fn, in_values, names):
+    """The body traced, or None. A TypeError (a TracerConversionError, or the carry check
+    failing on the traced types: a float32 carry meeting the traced int64 index) means the
+    loop is recorded step by step, where eager code's own types hold (and a genuine error
+    is raised again)."""
     try:
         return _Body(fn, in_values, names)
-    except TracerConversionError:
+    except TypeError:
         return None

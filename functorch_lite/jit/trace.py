@@ -84,6 +84,7 @@ class TraceInterpreter(Interpreter):
     """Records each op applied to its TraceTensors as an Eqn. See Note [the jit program]."""
 
     name = "jit"
+    inlines = True   # record a custom_vjp/custom_jvp call's library-op body in its place
 
     def __init__(self, input_names):
         super().__init__()
@@ -109,7 +110,7 @@ class TraceInterpreter(Interpreter):
         return t
 
     def process(self, op, args, params):
-        if op.inline is not None and not params:
+        if op.inline is not None and not params and self.inlines:
             inlined = self._inline(op, args)
             if inlined is not None:
                 return inlined

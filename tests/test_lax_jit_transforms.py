@@ -1,0 +1,195 @@
+"""Loops under the transforms inside ft.jit (Note [loops under the transforms]): jit(grad(f)),
+jit(vmap(f)), jit(jvp(f)) and their compositions over scan, fori_loop and while_loop compile
+to loop equations (the program's length does not grow with the trip count) and agree with the
+eager transforms, which run the loops in Python."""
+import numpy as np
+import optree
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import functorch_lite as ft
+import functorch_lite.numpy as fnp
+
+RNG = np.random.default_rng(7)
+W = RNG.standard_normal((3, 3)) * 0.5
+
+
+def rnn(w, h0, xs, reverse=False):
+    def step(carry, x):
+        h, acc = carry
+        h = np.tanh(h @ w + x)
+        return (h, acc + (h ** 2).sum()), h[0] * x
+    (h, acc), ys = ft.scan(step, (h0, 0.0), xs, reverse=reverse)
+    return acc + (ys ** 3).sum() + h.sum()
+
+
+def euler(w, h0, n):
+    return ft.fori_loop(0, n, lambda i, h: h + 0.1 * np.tanh(h @ w) * np.cos(i), h0).sum()
+
+
+def newton_sqrt(a):
+    def body(c):
+        _, x = c
+        return x, 0.5 * (x + a / x)
+    return ft.while_loop(lambda c: fnp.abs(c[0] - c[1]) > 1e-10, body, (a, 0.5 * (a + 1.0)))[1]
+
+
+def loop_eqns(jitted, *args):
+    """The loop equations of the optimized program, and its length."""
+    eqns = jitted.lower(*args).optimized.eqns
+    return [e.op.name.split("[")[0] for e in eqns if "[" in e.op.name], len(eqns)
+
+
+def assert_close(got, want, rtol=1e-12):
+    for g, w in zip(optree.tree_leaves(got), optree.tree_leaves(want)):
+        assert np.shape(g) == np.shape(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-14)
+
+
+TRANSFORMS = {
+    "grad": lambda f: ft.grad(f, argnums=(0, 1)),
+    "vmap": lambda f: ft.vmap(f, in_dims=(None, 0, None)),
+    "vmap_xs_at_1": lambda f: ft.vmap(f, in_dims=(None, None, 1)),
+    "jvp": lambda f: (lambda w, h, xs: ft.jvp(lambda w, h: f(w, h, xs), (w, h),
+                                              (np.ones_like(w), np.ones_like(h)))),
+    "vmap_grad": lambda f: ft.vmap(ft.grad(f), in_dims=(None, 0, None)),
+    "grad_of_vmap": lambda f: ft.grad(lambda w, h, xs: ft.vmap(f, in_dims=(None, 0, None))(
+        w, h, xs).sum()),
+    "hessian": lambda f: (lambda w, h, xs: ft.hessian(lambda h: f(w, h, xs))(h)),
+    "jacrev": lambda f: (lambda w, h, xs: ft.jacrev(lambda w: f(w, h, xs))(w)),
+}
+
+
+def _args(name, n):
+    h0 = RNG.standard_normal((4, 3)) if name in ("vmap", "vmap_grad", "grad_of_vmap") else \
+        RNG.standard_normal(3)
+    xs = RNG.standard_normal((3, n, 3) if name == "vmap_xs_at_1" else (n, 3))
+    return W, h0, xs
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMS))
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_under_transforms_is_a_loop_equation(name, reverse):
+    f = TRANSFORMS[name](lambda w, h, xs: rnn(w, h, xs, reverse))
+    jitted = ft.jit(f)
+    lengths = []
+    for n in (4, 40):
+        args = _args(name, n)
+        for _ in range(2):
+            assert_close(jitted(*args), f(*args))
+        loops, length = loop_eqns(jitted, *args)
+        assert loops and set(loops) == {"scan"}, loops
+        lengths.append(length)
+    assert lengths[0] == lengths[1]   # the trip count is a parameter, not unrolled code
+
+
+FORI = {
+    "grad": (lambda f: ft.grad(f), (3,)),
+    "vmap_grad": (lambda f: ft.vmap(ft.grad(f), in_dims=(None, 0)), (5, 3)),
+    "grad_grad": (lambda f: ft.grad(ft.grad(lambda s, h: f(s * W, h)), argnums=1), (3,)),
+    "jacfwd": (lambda f: ft.jacfwd(f, argnums=1), (3,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORI))
+def test_fori_loop_under_transforms(name):
+    transform, h_shape = FORI[name]
+    w = np.array(0.7) if name == "grad_grad" else W
+    args = (w, RNG.standard_normal(h_shape))
+    lengths = []
+    for n in (6, 60):
+        f = transform(lambda w, h: euler(w, h, n))
+        jitted = ft.jit(f)
+        assert_close(jitted(*args), f(*args))
+        loops, length = loop_eqns(jitted, *args)
+        assert "scan" in loops
+        lengths.append(length)
+    assert lengths[0] == lengths[1]
+
+
+def test_while_loop_under_vmap_and_forward_mode():
+    a = np.array([2.0, 3.0, 9.0, 100.0, 0.25])
+    for f, args in [(ft.vmap(newton_sqrt), (a,)), (ft.jacfwd(newton_sqrt), (np.array(7.0),)),
+                    (ft.vmap(ft.jacfwd(newton_sqrt)), (a,))]:
+        jitted = ft.jit(f)
+        for x in (args, tuple(np.asarray(v * 1.7) for v in args)):   # new trip counts
+            assert_close(jitted(*x), f(*x))
+        assert jitted.traces == 1
+        assert loop_eqns(jitted, *args)[0] == ["while_loop"]
+    # every lane frozen when its own predicate fails (JAX's rule): a counter per example
+    count = ft.jit(ft.vmap(lambda x: ft.while_loop(lambda c: c[1] < 10,
+                                                   lambda c: (c[0] + 1, c[1] * 2), (0, x))))
+    i, v = count(np.array([1.0, 3.0, 20.0]))
+    np.testing.assert_array_equal(i, [4, 2, 0])
+    np.testing.assert_array_equal(v, [16.0, 12.0, 20.0])
+
+
+def test_vmapped_newton_sqrt_matches_numpy():
+    a = RNG.uniform(0.1, 50.0, 16)
+    np.testing.assert_allclose(ft.jit(ft.vmap(newton_sqrt))(a), np.sqrt(a), rtol=1e-12)
+    np.testing.assert_allclose(ft.jit(ft.vmap(ft.jacfwd(newton_sqrt)))(a), 0.5 / np.sqrt(a),
+                               rtol=1e-8)
+
+
+def test_while_loop_in_reverse_mode_under_jit():
+    with pytest.raises(ft.TracerConversionError, match="reverse mode .*fori_loop or scan"):
+        ft.jit(ft.grad(newton_sqrt))(np.array(2.0))
+
+    def power(x):   # the trip count is known while tracing: recorded step by step
+        return ft.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * x), (0, x))[1]
+    np.testing.assert_allclose(ft.jit(ft.grad(power))(np.array(1.5)), 4 * 1.5 ** 3)
+
+
+def test_custom_vjp_and_checkpoint_inside_a_body_keep_their_meaning():
+    @ft.custom_vjp
+    def clip_gradient(x):
+        return x
+    clip_gradient.defvjp(lambda x: (x, None), lambda _, g: (np.clip(g, -0.01, 0.01),))
+
+    def loss(w, h0):
+        step = ft.checkpoint(lambda h, _: (h + np.tanh(clip_gradient(h) @ w), None))
+        return ft.scan(step, h0, None, length=5)[0].sum()
+    args = (W, RNG.standard_normal(3))
+    for f in (ft.grad(loss), ft.grad(loss, argnums=1)):
+        jitted = ft.jit(f)
+        assert_close(jitted(*args), f(*args), rtol=1e-13)
+        assert loop_eqns(jitted, *args)[0] == ["scan", "scan"]
+    unclipped = ft.grad(lambda w, h: ft.scan(lambda h, _: (h + np.tanh(h @ w), None), h,
+                                             None, length=5)[0].sum(), argnums=1)
+    assert not np.allclose(ft.jit(ft.grad(loss, argnums=1))(*args), unclipped(*args))
+
+
+def test_nested_loops_under_grad_and_hessian():
+    def f(w, h0):
+        def outer(h, _):
+            h = ft.fori_loop(0, 3, lambda i, g: np.sin(g @ w), h)
+            return h, h.sum()
+        return ft.scan(outer, h0, None, length=4)[1].sum()
+    args = (W, RNG.standard_normal(3))
+    for g, x in [(ft.grad(f), args), (ft.hessian(f, argnums=1), args),
+                 (ft.vmap(ft.grad(f), in_dims=(None, 0)), (W, RNG.standard_normal((2, 3))))]:
+        assert_close(ft.jit(g)(*x), g(*x))
+
+
+def test_python_scalar_and_float32_carries():
+    # a Python float carried unchanged (it once reached the compiled body as a float)
+    f = ft.jit(lambda x: ft.fori_loop(0, 3, lambda i, c: (c[0], c[1] + x), (1.0, x)))
+    c0, c1 = f(np.ones(2))
+    assert float(c0) == 1.0 and np.array_equal(c1, 4 * np.ones(2))
+    # float32 values and a Python index promote differently from int64 ones: step by step
+    g = ft.grad(lambda w: ft.fori_loop(0, 4, lambda i, h: h * w + i, w).sum())
+    w32 = np.float32(0.5) * np.ones(3, np.float32)
+    got = ft.jit(g)(w32)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, g(w32))
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(1, 6), reverse=st.booleans(), name=st.sampled_from(sorted(TRANSFORMS)),
+       seed=st.integers(0, 2 ** 16))
+def test_random_scans_under_transforms_equal_eager(n, reverse, name, seed):
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal((3, 3)) * 0.5
+    _, h0, xs = _args(name, n)
+    f = TRANSFORMS[name](lambda w, h, xs: rnn(w, h, xs, reverse))
+    assert_close(ft.jit(f)(w, h0, xs), f(w, h0, xs))
