@@ -6,7 +6,9 @@ Rows: an RNN scan (tanh(h @ W + x), d=16) over n steps, and a Newton square root
 (only the compiled form exists: an unrolled while_loop cannot be traced). Columns: first-call
 latency (trace + passes + code generation + one run) and the median call time as a ratio to the
 hand-written NumPy loop. Last, eager grad of the RNN's loss with respect to W and xs per step,
-which stays flat as n grows (reverse mode through a scan is linear in the trip count).
+which stays flat as n grows (reverse mode through a scan is linear in the trip count), and
+ft.jit of that gradient: two loop equations (forward, then backward; Note [loops under the
+transforms]) against the gradient recorded step by step, as ratios to the eager gradient.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/lax_loops.py [--steps 100 2000] [--repeats 20]
 """
@@ -24,12 +26,12 @@ from functorch_lite.jit import loops
 @contextlib.contextmanager
 def unrolled():
     """Loops recorded step by step, as before loops compiled."""
-    saved = loops.tracing_at_top
-    loops.tracing_at_top = lambda: False
+    saved = loops.tracing, loops.tracing_at_top
+    loops.tracing = loops.tracing_at_top = lambda: False
     try:
         yield
     finally:
-        loops.tracing_at_top = saved
+        loops.tracing, loops.tracing_at_top = saved
 
 
 def rnn(w, h0, xs):
@@ -99,11 +101,23 @@ def main():
         print(f"{f'RNN scan, {n} steps':28} {base:10.0f} {compile_ms:11.1f} "
               f"{median_us(jitted, args, opts.repeats) / base:8.2f} {unrolled_ms:20.1f} "
               f"{median_us(jitted_unrolled, args, opts.repeats) / base:8.2f}")
+    grad_rnn = ft.grad(lambda w, xs: rnn(w, h0, xs)[1].sum(), argnums=(0, 1))
+    print(f"{'(grad rows: x eager grad)':28}")
     for n in opts.steps:
         xs = rng.standard_normal((n, 16))
-        g = ft.grad(lambda w, xs: rnn(w, h0, xs)[1].sum(), argnums=(0, 1))
+        base = median_us(grad_rnn, (w, xs), max(3, opts.repeats // 5))
+        compile_ms, jitted = first_call_ms(grad_rnn, (w, xs))
+        with unrolled():
+            unrolled_ms, jitted_unrolled = first_call_ms(grad_rnn, (w, xs))
+        for a, b in zip(jitted(w, xs), jitted_unrolled(w, xs)):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+        print(f"{f'jit(grad) of RNN scan, {n}':28} {base:10.0f} {compile_ms:11.1f} "
+              f"{median_us(jitted, (w, xs), opts.repeats) / base:8.2f} {unrolled_ms:20.1f} "
+              f"{median_us(jitted_unrolled, (w, xs), opts.repeats) / base:8.2f}")
+    for n in opts.steps:
+        xs = rng.standard_normal((n, 16))
         print(f"{f'eager grad of RNN scan, {n}':28} "
-              f"{median_us(g, (w, xs), max(3, opts.repeats // 5)) / n:10.1f} us per step")
+              f"{median_us(grad_rnn, (w, xs), max(3, opts.repeats // 5)) / n:10.1f} us per step")
     a = np.array(1e6)
     base = median_us(newton_numpy, (a,), opts.repeats)
     compile_ms, jitted = first_call_ms(newton_sqrt, (a,))
