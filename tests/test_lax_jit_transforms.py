@@ -193,3 +193,35 @@ def test_random_scans_under_transforms_equal_eager(n, reverse, name, seed):
     _, h0, xs = _args(name, n)
     f = TRANSFORMS[name](lambda w, h, xs: rnn(w, h, xs, reverse))
     assert_close(ft.jit(f)(w, h0, xs), f(w, h0, xs))
+
+
+KERNEL_CALLS = {"n": 0}
+
+
+def _counted_exp_kernel(xp, x):
+    KERNEL_CALLS["n"] += 1
+    return xp.exp(x)
+
+
+counted_exp = ft.defop("test_lax_jit_counted_exp", _counted_exp_kernel)
+counted_exp.def_vjp(lambda ct, primals, out: (ct * out,))   # reads the op's output
+counted_exp.def_jvp(lambda primals, tangents: (counted_exp(primals[0]),
+                                               counted_exp(primals[0]) * tangents[0]))
+
+
+@pytest.mark.parametrize("remat", [False, True])
+def test_reverse_scan_reads_saved_residuals_unless_the_body_is_checkpointed(remat):
+    def body(h, x):
+        return counted_exp(0.1 * (h @ W + x)), None
+    step = ft.checkpoint(body) if remat else body
+    g = ft.grad(lambda h0, xs: ft.scan(step, h0, xs)[0].sum(), argnums=(0, 1))
+    h0, xs = RNG.standard_normal(3), RNG.standard_normal((6, 3))
+    jitted = ft.jit(g)
+    jitted(h0, xs)
+    KERNEL_CALLS["n"] = 0
+    got = jitted(h0, xs)
+    # the forward scan calls the body once a step; the backward scan reads its residuals, or
+    # (checkpointed) runs each step's forward again
+    assert KERNEL_CALLS["n"] == (12 if remat else 6)
+    assert loop_eqns(jitted, h0, xs)[0] == ["scan", "scan"]
+    assert_close(got, g(h0, xs), rtol=1e-13)

@@ -56,6 +56,12 @@ def tracing_at_top():
     return bool(interpreters) and all(isinstance(i, TraceInterpreter) for i in interpreters)
 
 
+def body_tracing():
+    """Whether the top of the level stack is a loop body being traced."""
+    interpreters = stack()
+    return bool(interpreters) and isinstance(interpreters[-1], _BodyTrace)
+
+
 def _sample(x):
     """A raw value with the shape and dtype `x` has at its own level (one example of a batch):
     what a body traced on top of the transforms sees of it."""
@@ -285,6 +291,31 @@ def while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body):
     loop_rules.while_rules(op, cond, body, nc, nk)
     outs = op(*operands, *cond.captured, *body.captured)
     return init_spec.unflatten(list(outs))
+
+
+def checkpointed_call(fun, args, kwargs, name):
+    """A checkpointed function called while a loop body is traced under a transform: `fun` as
+    one op of the body (its rules recompute it, transforms/loop_rules.py), so that reverse
+    mode meeting the body later still recomputes the segment instead of keeping its values.
+    None when fun cannot be traced on its own (it then runs inline)."""
+    leaves, spec = optree.tree_flatten((args, kwargs))
+    operand = [isinstance(x, Tensor) for x in leaves]
+    out_spec = []
+
+    def flat(*xs):
+        it = iter(xs)
+        a, k = spec.unflatten([next(it) if o else x for x, o in zip(leaves, operand)])
+        out_leaves, spec_out = optree.tree_flatten(fun(*a, **k))
+        out_spec[:] = [spec_out]
+        return out_leaves
+    operands = [x for x, o in zip(leaves, operand) if o]
+    body = _traced(flat, [_sample(x) for x in operands], ["argument"] * len(operands))
+    if body is None:
+        return None
+    op = Op(f"checkpoint[{name}]", lambda xp, *ops: tuple(body.compiled(xp)(*ops)),
+            multiple_results=True)
+    loop_rules.checkpoint_rules(op, body)
+    return out_spec[0].unflatten(list(op(*operands, *body.captured)))
 
 
 def _traced(fn, in_values, names):

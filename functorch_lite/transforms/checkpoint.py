@@ -27,6 +27,7 @@ import optree
 from .. import numpy as fnp
 from ..dispatch import Op
 from ..interpreter import recomputation, stack
+from ..jit import loops
 from ..tensor import TransformTensor
 from .reverse import GradTensor, ReverseInterpreter, _Node
 
@@ -106,6 +107,10 @@ def checkpoint(fun=None, *, policy=None):
 
     @functools.wraps(fun)
     def checkpointed(*args, **kwargs):
+        if loops.body_tracing() and not loops.tracing_at_top():
+            out = loops.checkpointed_call(fun, args, kwargs, name)
+            if out is not None:   # Note [loops under the transforms] in loop_rules.py
+                return out
         levels = [i for i in stack() if isinstance(i, ReverseInterpreter)]
         starts = [len(i.tape) for i in levels]
         out = fun(*args, **kwargs)

@@ -16,12 +16,17 @@ trip count:
   (JAX's rule; every carry is then batched).
 - jvp: the loop of the body's jvp, the tangents of the carries (those the data flow reaches)
   carried beside them.
-- vjp (scan only): the forward scan also stacks the carry that enters each step; the backward
-  is a scan in the other direction whose step is the vjp of the body at that carry (the body's
-  forward runs again there, as a checkpointed step would), carrying the carry's cotangent and
-  the sum of the cotangents of the values the body read. A while_loop's trip count is known
-  only when the program runs, so there is no stack to walk back: reverse mode refuses it, and
-  lax.while_loop then records the loop step by step when its predicate is known while tracing.
+- vjp (scan only): the forward scan runs each step under a reverse-mode level and stacks what
+  that step's tape keeps (`_Tape`: the values its nodes' rules read; the operands the body reads
+  from outside are kept once, not per step); the backward is a scan in the other direction
+  whose step walks that tape with the step's slices of the stacks, carrying the carry's
+  cotangent and the sum of the cotangents of the values read from outside. A checkpointed
+  function in the body is one op there (jit/loops.py's checkpointed_call), so its tape node
+  keeps only its operands and the backward step runs it again, as `ft.checkpoint` promises. (A
+  scan recorded step by step stacks the carries instead and runs each step again under vjp.)
+  A while_loop's trip count is known only when the program runs, so there is no stack to walk
+  back: reverse mode refuses it, and lax.while_loop then records the loop step by step when
+  its predicate is known while tracing.
 
 Eagerly (no ft.jit) loops are Python loops and the transforms see every iteration; there is no
 op. The loop rules group sums by iteration (a cotangent read in every step is summed over the
@@ -30,13 +35,17 @@ eager one to rounding, not bit for bit; loops with no transform between ft.jit a
 the eager iterations exactly.
 """
 import numpy as np
+import optree
 
 from .. import numpy as fnp
+from ..jit import loops
+from ..interpreter import recomputation
 from ..jit.ir import Var
 from ..rule_checks import shape_of
+from ..tensor import Tensor
 from .custom import _batch_at_front
 from .forward import jvp
-from .reverse import vjp
+from .reverse import GradTensor, ReverseInterpreter, _Node, backward, fit_cotangent, vjp
 from .vmap import batch_subcall
 
 
@@ -161,46 +170,111 @@ def _scan_jvp(body, nc, nx, primals, tangents, *, length, reverse):
                   + [next(t_ys) if mv else None for mv in y_moving]))
 
 
+class _Tape:
+    """The reverse-mode tape of one traced step of a scan body, with its values replaced by
+    where each comes from: a constant of the program, an operand the body reads (the same
+    in every step), or the slice of a stacked residual (Note [loops under the transforms])."""
+
+    def __init__(self, tape, nslots, out_slots, consts):
+        const_ids = {id(k): i for i, k in enumerate(consts)}
+        leaves, self.spec = optree.tree_flatten([(n.primals, n.out) for n in tape])
+        self.nodes = [(n.op, n.params, n.in_slots, n.out_slot) for n in tape]
+        self.nslots, self.out_slots = nslots, out_slots
+        self.sources, self.residuals, seen = [], [], {}
+        for leaf in leaves:
+            if id(leaf) in const_ids:
+                self.sources.append(("const", const_ids[id(leaf)]))
+            elif isinstance(leaf, Tensor):
+                if id(leaf) not in seen:
+                    seen[id(leaf)] = len(self.residuals)
+                    self.residuals.append(leaf)
+                self.sources.append(("residual", seen[id(leaf)]))
+            else:
+                self.sources.append(("value", leaf))
+
+    def backward(self, residuals, consts, seeds):
+        """The cotangent of every slot, the tape's values read from `residuals` (this step's
+        slices) and `consts`."""
+        values = [residuals[i] if kind == "residual" else consts[i] if kind == "const" else i
+                  for kind, i in self.sources]
+        pairs = optree.tree_unflatten(self.spec, values)
+        nodes = [_Node(op, params, tuple(primals), out, in_slots, out_slot)
+                 for (op, params, in_slots, out_slot), (primals, out) in zip(self.nodes, pairs)]
+        return backward(nodes, self.nslots, seeds)
+
+
 def _scan_fwd(body, nc, nx, primals, *, length, reverse):
-    """The scan, its ys followed by the stack of the carries entering each step (residuals)."""
+    """The scan, its ys followed by residuals for the backward scan: the values the reverse
+    tape of each step keeps (when the step is traced as one body), else the carry entering
+    each step (the backward then runs the step's forward again)."""
     consts = list(primals[nc + nx:])
+    diff = [_inexact(p) for p in primals]
+    tapes = []
 
     def step(c, x):
-        outs = body.run(*c, *x, *consts)
-        return outs[:nc], outs[nc:] + c
+        point = c + x + consts
+        if not loops.body_tracing():   # a loop recorded step by step: keep the carries
+            tapes[:] = [None]
+            outs = body.run(*point)
+            return outs[:nc], outs[nc:] + c
+        with ReverseInterpreter("grad") as interp:
+            outs = body.run(*[interp.new_leaf(p) if d else p for p, d in zip(point, diff)])
+        out_slots = [o.slot if type(o) is GradTensor and o._interpreter is interp else None
+                     for o in outs]
+        outs = [interp.unwrap(o) for o in outs]
+        tape = _Tape(interp.tape, interp.nslots, out_slots, consts)
+        interp.tape = None
+        tapes[:] = [tape]
+        return outs[:nc], outs[nc:] + tape.residuals
     carry, ys = _scan(step, primals[:nc], primals[nc:nc + nx], length, reverse)
-    ny = len(ys) - nc
-    return tuple(carry + ys[:ny]), ys[ny:]
+    ny = len(body.outputs) - nc
+    return tuple(carry + ys[:ny]), (tapes[0], ys[ny:])
 
 
-def _scan_vjp(body, nc, nx, ct, primals, stacked, *, length, reverse):
+def _scan_vjp(body, nc, nx, ct, primals, residuals, *, length, reverse):
+    tape, stacked = residuals
     carries, xs, consts = primals[:nc], primals[nc:nc + nx], list(primals[nc + nx:])
     diff = [_inexact(p) for p in primals]
     dc, dx, dk = diff[:nc], diff[nc:nc + nx], diff[nc + nx:]
     outs = body.outputs
     dy = [_inexact(v) for v in outs[nc:]]
-    ct_c = [_zeros(c) if g is None else g for c, g, d in zip(carries, ct[:nc], dc) if d]
     like = next((p for p in primals if hasattr(p, "shape")), None)
+    ct_c = [_zeros(c) if g is None else g for c, g, d in zip(carries, ct[:nc], dc) if d]
     ct_ys = [fnp.zeros((length,) + v.shape, dtype=v.dtype, like=like) if g is None else g
              for v, g, d in zip(outs[nc:], ct[nc:], dy) if d]
     ct_k = [_zeros(k) for k, d in zip(consts, dk) if d]
-    n_c, n_x = len(ct_c), sum(dx)
+    n_c, n_x, n_r = len(ct_c), sum(dx), len(stacked)
+    out_diff = dc + dy
+
+    def pullback(point, res, g_out):
+        """The cotangents of the step's differentiable inputs from those of its outputs."""
+        if tape is None:    # the forward stacked the carries: run the step again under vjp
+            def f(*d):
+                values = body.run(*_merge(diff, d, (p for p, k in zip(point, diff) if not k)))
+                return tuple(v for v, keep in zip(values, out_diff) if keep)
+            return list(vjp(f, *[p for p, k in zip(point, diff) if k])[1](tuple(g_out)))
+        g_out = iter(g_out)
+        seeds = [(slot, next(g_out)) for slot, keep in zip(tape.out_slots, out_diff) if keep]
+        cts = tape.backward(res, consts, [(s, g) for s, g in seeds if s is not None])
+        slots = iter(range(sum(diff)))   # the inputs' slots, in order
+        return [_input_ct(cts, next(slots), p) for p, k in zip(point, diff) if k]
 
     def step(c, x):
         g_c, g_k = c[:n_c], c[n_c:]
-        c_i, x_i, g_y = x[:nc], x[nc:nc + nx], x[nc + nx:]
-        point = c_i + x_i + consts
-
-        def f(*d):
-            values = body.run(*_merge(diff, d, (p for p, keep in zip(point, diff) if not keep)))
-            return tuple(v for v, keep in zip(values, dc + dy) if keep)
-        _, pull = vjp(f, *[p for p, keep in zip(point, diff) if keep])
-        g = list(pull(tuple(g_c + g_y)))
+        res, x_i, g_y = x[:n_r], x[n_r:n_r + nx], x[n_r + nx:]
+        c_i = res[:nc] if tape is None else carries   # (in a tape, only their types count)
+        g = pullback(list(c_i) + list(x_i) + consts, res, g_c + g_y)
         g_c, g_x, g_k_i = g[:n_c], g[n_c:n_c + n_x], g[n_c + n_x:]
         return g_c + [a + b for a, b in zip(g_k, g_k_i)], g_x
     carry, g_xs = _scan(step, ct_c + ct_k, list(stacked) + list(xs) + ct_ys, length,
                         not reverse)
     return tuple(_merge(diff, carry[:n_c] + g_xs + carry[n_c:], [None] * len(primals)))
+
+
+def _input_ct(cts, slot, primal):
+    """The cotangent of an input slot, fitted to its primal (zeros where none flowed)."""
+    g = cts[slot]
+    return _zeros(primal) if g is None else fit_cotangent(g, primal)
 
 
 # -- while_loop -------------------------------------------------------------------------------
@@ -277,3 +351,36 @@ def _while_jvp(cond, body, nc, nk, primals, tangents):
     out = _while(lambda c: cond.run(*c[:nc], *kc)[0], step, list(carry) + t_init)
     t_out = iter(out[nc:])
     return tuple(out[:nc]), tuple(next(t_out) if m else None for m in moving)
+
+
+# -- checkpoint inside a loop body ------------------------------------------------------------
+
+def checkpoint_rules(op, body):
+    """Attach the rules of a checkpointed function recorded in a loop body (jit/loops.py's
+    checkpointed_call): reverse mode keeps only its operands and runs it again under vjp in the
+    backward pass; vmap and jvp transform it as they would its ops."""
+    def run(*xs):
+        return tuple(body.run(*xs))
+
+    op.def_rule("vjp_fwd", lambda *xs: (run(*xs), None))
+
+    @op.def_vjp
+    def _vjp(ct, primals, _):
+        diff = [_inexact(p) for p in primals]
+        outs = [_inexact(v) for v in body.outputs]
+
+        def f(*d):
+            values = run(*_merge(diff, d, (p for p, k in zip(primals, diff) if not k)))
+            return tuple(v for v, keep in zip(values, outs) if keep)
+        with recomputation():
+            values, pull = vjp(f, *[p for p, k in zip(primals, diff) if k])
+            g = iter(pull(tuple(_zeros(v) if c is None else c
+                                for v, c in zip(values, (c for c, k in zip(ct, outs) if k)))))
+        return tuple(next(g) if k else None for k in diff)
+
+    op.def_jvp(lambda primals, tangents: jvp(run, tuple(primals), tuple(tangents)))
+
+    @op.def_batch_rule
+    def _batch(args, bdims):
+        leaves, dims, _ = batch_subcall(run, args, bdims, _batch_size(args, bdims))
+        return tuple(leaves), tuple(dims)
