@@ -346,7 +346,9 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         upper: one past the last index.
         body_fun: `body_fun(i, val)` -> the next val, of val's structure, shapes and dtypes.
         init_val: the initial value (a pytree).
-        unroll: accepted for JAX compatibility; the loop runs in Python either way.
+        unroll: steps per iteration of the loop XLA compiles (a positive int, or True for
+            all of them), as in JAX; eagerly and on ft.jit's NumPy backend one step runs at a
+            time either way.
 
     Returns:
         The final value.
@@ -364,6 +366,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """
     for role, bound in (("lower", lower), ("upper", upper)):
         _check_predicate(bound, "fori_loop", role, "iu")
+    unroll = _unroll(unroll, "fori_loop")
     (kind_lo, lo), (kind_hi, hi) = _inspect(lower), _inspect(upper)
     if kind_lo == kind_hi == "value":
         def checked_body(i, val):
@@ -373,7 +376,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 
         if loops.tracing():  # Note [compiled loops] in jit/loops.py
             build = loops.fori_loop if loops.tracing_at_top() else loops.fori_scan
-            out = build(int(lo), int(hi), body_fun, init_val, checked_body)
+            out = build(int(lo), int(hi), body_fun, init_val, checked_body, unroll)
             if out is not None:
                 return out
         val = init_val
@@ -399,7 +402,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         xs: a pytree of arrays with one leading axis length, or None.
         length: the number of steps (needed when xs is None; checked otherwise).
         reverse: scan from the end.
-        unroll: accepted for JAX compatibility; the loop runs in Python either way.
+        unroll: steps per iteration of the loop XLA compiles (a positive int, or True for
+            all of them), as in JAX; eagerly and on ft.jit's NumPy backend one step runs at a
+            time either way.
 
     Returns:
         (final carry, stacked ys).
@@ -417,9 +422,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """
     xs_leaves, xs_spec = optree.tree_flatten(xs)
     n = _scan_length(xs_leaves, length)
+    unroll = _unroll(unroll, "scan")
     if loops.tracing():  # Note [compiled loops] in jit/loops.py
         out = loops.scan(lambda c, x: _scan_step(f, init, c, x), init, xs_leaves, xs_spec, n,
-                         reverse, f)
+                         reverse, f, unroll)
         if out is not None:
             return out
     carry, ys = init, []
@@ -437,6 +443,18 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     if reverse:
         ys.reverse()
     return _arrays(carry), optree.tree_map(lambda *v: fnp.stack(v), *ys)
+
+
+def _unroll(unroll, what):
+    """JAX's `unroll`: a positive int (steps per iteration of the compiled loop) or a bool
+    (True: every step). Only the XLA backend uses it; the NumPy one runs one step at a time."""
+    if unroll is None:
+        return 1
+    if isinstance(unroll, (bool, np.bool_)):
+        return bool(unroll)
+    if isinstance(unroll, numbers.Integral) and unroll >= 1:
+        return int(unroll)
+    raise ValueError(f"{what}: unroll must be a positive int or a bool, got {unroll!r}")
 
 
 def _scan_length(xs_leaves, length):

@@ -225,3 +225,14 @@ def test_reverse_scan_reads_saved_residuals_unless_the_body_is_checkpointed(rema
     assert KERNEL_CALLS["n"] == (12 if remat else 6)
     assert loop_eqns(jitted, h0, xs)[0] == ["scan", "scan"]
     assert_close(got, g(h0, xs), rtol=1e-13)
+
+
+def test_unroll_is_checked_as_in_jax():
+    for bad in (0, -2, 1.5, "2"):
+        with pytest.raises(ValueError, match="unroll"):
+            ft.scan(lambda c, x: (c + x, None), 0.0, np.ones(3), unroll=bad)
+        with pytest.raises(ValueError, match="unroll"):
+            ft.fori_loop(0, 3, lambda i, c: c + i, 0, unroll=bad)
+    for good in (1, 3, True, False):
+        f = ft.jit(lambda xs: ft.scan(lambda c, x: (c + x, c), 0.0, xs, unroll=good))
+        assert_close(f(np.arange(5.0)), (np.array(10.0), np.array([0.0, 0, 1, 3, 6])))

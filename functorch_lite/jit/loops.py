@@ -181,7 +181,7 @@ def _name(fun):
     return getattr(fun, "__name__", type(fun).__name__)
 
 
-def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, weak_xs=False):
+def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, unroll=1, weak_xs=False):
     """lax.scan as one loop equation, or None when it must be recorded step by step.
     `step(carry, x)` is lax's checked call of the user's body `fun`; `weak_xs`: the slices
     stand for Python numbers (fori_loop's index)."""
@@ -206,7 +206,7 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, weak_xs=False):
     order = range(length - 1, -1, -1) if reverse else range(length)
     y_avals = [(a.shape, a.dtype) for a in body.outputs[nc:]]
 
-    def kernel(xp, *ops, length, reverse):
+    def kernel(xp, *ops, length, reverse, unroll):
         fn = body.compiled(xp)
         carry, xs, consts = _numpy_scalars(ops[:nc]), ops[nc:nc + nx], ops[nc + nx:]
         ys = [[] for _ in y_avals]
@@ -220,23 +220,24 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, weak_xs=False):
 
     op = Op(f"scan[{_name(fun)}]", kernel, multiple_results=True)
     loop_rules.scan_rules(op, body, nc, nx)
-    outs = op(*operands, *xs_leaves, *body.captured, length=length, reverse=reverse)
+    outs = op(*operands, *xs_leaves, *body.captured, length=length, reverse=reverse,
+              unroll=unroll)
     return (init_spec.unflatten(list(outs[:nc])),
             y_spec[0].unflatten(list(outs[nc:])))
 
 
-def fori_scan(lower, upper, body_fun, init_val, checked_body):
+def fori_scan(lower, upper, body_fun, init_val, checked_body, unroll=1):
     """lax.fori_loop under a transform running above ft.jit: a scan over the indices (whose
     rules the transforms have), or None (Note [compiled loops])."""
     if upper <= lower:
         return None
     out = scan(lambda c, i: (checked_body(i, c), None), init_val,
                [np.arange(lower, upper, dtype=np.int64)], optree.tree_structure(0),
-               upper - lower, False, body_fun, weak_xs=True)
+               upper - lower, False, body_fun, unroll, weak_xs=True)
     return None if out is None else out[0]
 
 
-def fori_loop(lower, upper, body_fun, init_val, checked_body):
+def fori_loop(lower, upper, body_fun, init_val, checked_body, unroll=1):
     """lax.fori_loop with concrete bounds as one loop equation, or None (Note [compiled
     loops]). `checked_body(i, val)` is lax's checked call of body_fun."""
     if upper <= lower:
@@ -253,7 +254,7 @@ def fori_loop(lower, upper, body_fun, init_val, checked_body):
     if body is None or not body.fits(avals, weak=True):   # the index is a weak Python int
         return None
 
-    def kernel(xp, *ops, lower, upper):
+    def kernel(xp, *ops, lower, upper, unroll):
         fn = body.compiled(xp)
         carry, consts = _numpy_scalars(ops[:nc]), ops[nc:]
         for i in range(lower, upper):
@@ -261,7 +262,7 @@ def fori_loop(lower, upper, body_fun, init_val, checked_body):
         return _fresh(carry, ops)
 
     op = Op(f"fori_loop[{_name(body_fun)}]", kernel, multiple_results=True)
-    outs = op(*operands, *body.captured, lower=lower, upper=upper)
+    outs = op(*operands, *body.captured, lower=lower, upper=upper, unroll=unroll)
     return init_spec.unflatten(list(outs))
 
 

@@ -112,14 +112,14 @@ def scan_rules(op, body, nc, nx):
     op.def_vjp(lambda ct, primals, res, **p: _scan_vjp(body, nc, nx, ct, primals, res, **p))
 
 
-def _scan(step, init, xs, length, reverse):
+def _scan(step, init, xs, length, reverse, unroll):
     from .. import lax
     carry, ys = lax.scan(lambda c, x: step(list(c), list(x)), list(init), list(xs),
-                         length=length, reverse=reverse)
+                         length=length, reverse=reverse, unroll=unroll)
     return list(carry), list(ys)
 
 
-def _scan_batch(body, nc, nx, args, bdims, *, length, reverse):
+def _scan_batch(body, nc, nx, args, bdims, *, length, reverse, unroll):
     size = _batch_size(args, bdims)
     consts, kdims = args[nc + nx:], bdims[nc + nx:]
     batched, out = _carried(body.program, [d is not None for d in bdims[:nc]],
@@ -136,12 +136,12 @@ def _scan_batch(body, nc, nx, args, bdims, *, length, reverse):
         leaves = [_front(v, d, size) if b else v
                   for v, d, b in zip(leaves, dims, batched + y_batched)]
         return leaves[:nc], leaves[nc:]
-    carry, ys = _scan(step, init, xs, length, reverse)
+    carry, ys = _scan(step, init, xs, length, reverse, unroll)
     return (tuple(carry + ys),
             tuple([0 if b else None for b in batched] + [1 if b else None for b in y_batched]))
 
 
-def _scan_jvp(body, nc, nx, primals, tangents, *, length, reverse):
+def _scan_jvp(body, nc, nx, primals, tangents, *, length, reverse, unroll):
     carries, xs, consts = primals[:nc], primals[nc:nc + nx], primals[nc + nx:]
     has = [t is not None for t in tangents]
     moving, out = _carried(body.program, has[:nc], has[nc:], [_inexact(c) for c in carries])
@@ -163,7 +163,7 @@ def _scan_jvp(body, nc, nx, primals, tangents, *, length, reverse):
         outs, t_outs = list(outs), list(t_outs)
         return (outs[:nc] + [t for t, mv in zip(t_outs[:nc], moving) if mv],
                 outs[nc:] + [t for t, mv in zip(t_outs[nc:], y_moving) if mv])
-    carry, ys = _scan(step, list(carries) + t_init, list(xs) + t_xs, length, reverse)
+    carry, ys = _scan(step, list(carries) + t_init, list(xs) + t_xs, length, reverse, unroll)
     t_carry, t_ys = iter(carry[nc:]), iter(ys[ny:])
     return (tuple(carry[:nc] + ys[:ny]),
             tuple([next(t_carry) if mv else None for mv in moving]
@@ -203,7 +203,7 @@ class _Tape:
         return backward(nodes, self.nslots, seeds)
 
 
-def _scan_fwd(body, nc, nx, primals, *, length, reverse):
+def _scan_fwd(body, nc, nx, primals, *, length, reverse, unroll):
     """The scan, its ys followed by residuals for the backward scan: the values the reverse
     tape of each step keeps (when the step is traced as one body), else the carry entering
     each step (the backward then runs the step's forward again)."""
@@ -226,12 +226,12 @@ def _scan_fwd(body, nc, nx, primals, *, length, reverse):
         interp.tape = None
         tapes[:] = [tape]
         return outs[:nc], outs[nc:] + tape.residuals
-    carry, ys = _scan(step, primals[:nc], primals[nc:nc + nx], length, reverse)
+    carry, ys = _scan(step, primals[:nc], primals[nc:nc + nx], length, reverse, unroll)
     ny = len(body.outputs) - nc
     return tuple(carry + ys[:ny]), (tapes[0], ys[ny:])
 
 
-def _scan_vjp(body, nc, nx, ct, primals, residuals, *, length, reverse):
+def _scan_vjp(body, nc, nx, ct, primals, residuals, *, length, reverse, unroll):
     tape, stacked = residuals
     carries, xs, consts = primals[:nc], primals[nc:nc + nx], list(primals[nc + nx:])
     diff = [_inexact(p) for p in primals]
@@ -267,7 +267,7 @@ def _scan_vjp(body, nc, nx, ct, primals, residuals, *, length, reverse):
         g_c, g_x, g_k_i = g[:n_c], g[n_c:n_c + n_x], g[n_c + n_x:]
         return g_c + [a + b for a, b in zip(g_k, g_k_i)], g_x
     carry, g_xs = _scan(step, ct_c + ct_k, list(stacked) + list(xs) + ct_ys, length,
-                        not reverse)
+                        not reverse, unroll)
     return tuple(_merge(diff, carry[:n_c] + g_xs + carry[n_c:], [None] * len(primals)))
 
 
