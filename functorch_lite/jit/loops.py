@@ -27,7 +27,7 @@ import optree
 
 from ..dispatch import Op
 from ..interpreter import stack
-from .ir import Const, Program
+from .ir import Const, LoopInfo, Program
 from .trace import TraceInterpreter, TraceTensor, TracerConversionError
 
 _DEFAULT_DTYPES = {np.dtype(t) for t in (bool, np.int64, np.float64, np.complex128)}
@@ -163,6 +163,7 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun):
         return _fresh(carry, ops) + tuple(stacked)
 
     op = Op(f"scan[{_name(fun)}]", kernel, multiple_results=True)
+    op.loop = LoopInfo("scan", body, nc=nc, nx=nx)
     outs = op(*operands, *xs_leaves, *body.captured, length=length, reverse=reverse)
     return (init_spec.unflatten(list(outs[:nc])),
             y_spec[0].unflatten(list(outs[nc:])))
@@ -193,6 +194,7 @@ def fori_loop(lower, upper, body_fun, init_val, checked_body):
         return _fresh(carry, ops)
 
     op = Op(f"fori_loop[{_name(body_fun)}]", kernel, multiple_results=True)
+    op.loop = LoopInfo("fori_loop", body, nc=nc)
     outs = op(*operands, *body.captured, lower=lower, upper=upper)
     return init_spec.unflatten(list(outs))
 
@@ -220,6 +222,7 @@ def while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body):
         return _fresh(carry, ops)
 
     op = Op(f"while_loop[{_name(body_fun)}]", kernel, multiple_results=True)
+    op.loop = LoopInfo("while_loop", body, cond, nc=nc)
     outs = op(*operands, *cond.captured, *body.captured)
     return init_spec.unflatten(list(outs))
 
