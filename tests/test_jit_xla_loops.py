@@ -200,3 +200,27 @@ def test_a_value_dependent_shape_inside_a_body_traces_again():
         assert_backends_agree(jitted(x), fn(x), f"{x} against eager")
     assert loop_names(jitted, x) == ["fori_loop"]
     assert jitted.traces == on_numpy.traces == 2
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.int64, np.float32])
+def test_host_values_keep_their_64_bits_when_xla_runs_off_the_calling_thread(dtype):
+    """XLA runs a large program (most calls) on threads of its own, where the caller's
+    enable_x64 does not reach; a host kernel's operands and results still cross at full
+    width, in a loop body and outside one."""
+    affine = ft.defop("xla_loop_test_affine", lambda xp, x, y: (x * 3 + y).astype(x.dtype),
+                      differentiable=False)
+    try:
+        def make():
+            x = RNG.standard_normal(50000) * 1e3
+            return (x + 1j * x[::-1] if np.dtype(dtype).kind == "c" else x).astype(dtype)
+        y = make()
+        for fn in (lambda x: ft.fori_loop(0, 3, lambda i, v: affine(v, y), x),
+                   lambda x: affine(x, y)):
+            jitted = ft.jit(fn, backend="xla")
+            for _ in range(8):
+                x = make()
+                got = jitted(x)
+                assert got.dtype == np.dtype(dtype)
+                np.testing.assert_array_equal(got, fn(x))   # NumPy's arithmetic, every bit
+    finally:
+        ft.OPS.pop("xla_loop_test_affine", None)

@@ -233,28 +233,73 @@ def _fit(jax, eqn, value, var):
 def _on_host(jax, eqn, ins, ctx):
     """The op's NumPy kernel inside the compiled program (a host callback). A guarded
     equation (a value-dependent shape) also returns whether its shape changed: then its
-    outputs are zeros and the call raises StaleShape."""
+    outputs are zeros and the call raises StaleShape.
+
+    JAX converts a callback's operands and results with the 64-bit setting of the thread that
+    runs it, which is one of XLA's own (a program with a loop, or large enough, runs off the
+    calling thread) where `jax.enable_x64` does not reach: float64 would cross as float32. So
+    values of 64 bits and more cross as their uint32 words (a new last axis), bitcast back on
+    the other side."""
     slots = [k for k, x in enumerate(ins) if not _python_value(x)]
-    specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in eqn.outs]
+    operands = [jax.numpy.asarray(ins[k]) for k in slots]
+    avals = [(tuple(x.shape), np.dtype(x.dtype)) for x in operands]
+    specs = [jax.ShapeDtypeStruct(*_word_aval(v.shape, v.dtype)) for v in eqn.outs]
     if eqn.guard:
         specs.append(jax.ShapeDtypeStruct((), np.bool_))
 
     def kernel(*arrays):
         args = list(ins)
-        for k, a in zip(slots, arrays):
-            args[k] = np.asarray(a)
+        for k, a, (shape, dtype) in zip(slots, arrays, avals):
+            args[k] = _from_words(np, np.asarray(a), shape, dtype)
         out = eqn.op.impl(*args, **eqn.params)
         outs = out if eqn.op.multiple_results else (out,)
         stale = any(np.shape(o) != v.shape for o, v in zip(outs, eqn.outs))
         if stale:
             outs = [np.zeros(v.shape, v.dtype) for v in eqn.outs]
-        outs = [np.asarray(o, v.dtype).reshape(v.shape) for o, v in zip(outs, eqn.outs)]
+        outs = [_to_words(np, np.asarray(o, v.dtype).reshape(v.shape)) for o, v in
+                zip(outs, eqn.outs)]
         return outs + [np.asarray(stale)] if eqn.guard else outs
-    outs = jax.pure_callback(kernel, specs, *[ins[k] for k in slots])
+    outs = jax.pure_callback(kernel, specs, *[_to_words(jax, x) for x in operands])
     if eqn.guard:
         ctx.guards.append(outs[-1])
         outs = outs[:-1]
-    return outs
+    return [_from_words(jax, o, v.shape, v.dtype) for o, v in zip(outs, eqn.outs)]
+
+
+def _word_aval(shape, dtype):
+    """(shape, dtype) of a value as it crosses a host callback (_on_host)."""
+    if dtype.itemsize < 8:
+        return shape, dtype
+    return tuple(shape) + (dtype.itemsize // 4,), np.dtype(np.uint32)
+
+
+def _to_words(xp, x):
+    """x as it crosses a host callback, in NumPy (xp is np) or in the compiled program."""
+    dtype = np.dtype(x.dtype)
+    if dtype.itemsize < 8:
+        return x
+    if xp is np:
+        return np.ascontiguousarray(x).view(np.uint32).reshape(_word_aval(x.shape, dtype)[0])
+    lax = xp.lax
+    if dtype.kind == "c":   # the real and imaginary parts' words, as complex memory holds them
+        x = xp.numpy.stack([xp.numpy.real(x), xp.numpy.imag(x)], axis=-1)
+    words = lax.bitcast_convert_type(x, np.uint32)
+    return words.reshape(_word_aval(x.shape[:-1] if dtype.kind == "c" else x.shape, dtype)[0])
+
+
+def _from_words(xp, words, shape, dtype):
+    """The value of that shape and dtype that crossed as `words` (_to_words)."""
+    if dtype.itemsize < 8:
+        return words
+    if xp is np:
+        return np.ascontiguousarray(words).view(dtype).reshape(shape)
+    if dtype.kind != "c":
+        return xp.lax.bitcast_convert_type(words, dtype)
+    part = np.dtype(f"f{dtype.itemsize // 2}")
+    k = part.itemsize // 4
+    parts = xp.lax.bitcast_convert_type(
+        words.reshape(tuple(shape) + ((2, k) if k > 1 else (2,))), part)
+    return xp.lax.complex(parts[..., 0], parts[..., 1])
 
 
 def _python_value(x):
