@@ -236,3 +236,14 @@ def test_unroll_is_checked_as_in_jax():
     for good in (1, 3, True, False):
         f = ft.jit(lambda xs: ft.scan(lambda c, x: (c + x, c), 0.0, xs, unroll=good))
         assert_close(f(np.arange(5.0)), (np.array(10.0), np.array([0.0, 0, 1, 3, 6])))
+
+
+@pytest.mark.parametrize("name", ["grad", "vmap_grad", "hessian", "jvp"])
+def test_loops_under_transforms_are_xla_loops(name):
+    pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install -e '.[xla]')")
+    f = TRANSFORMS[name](rnn)
+    args = _args(name, 5)
+    jitted = ft.jit(f, backend="xla")
+    assert_close(jitted(*args), f(*args), rtol=1e-11)
+    hlo = jitted.lower(*args).fn.source
+    assert "stablehlo.while" in hlo and "callback" not in hlo

@@ -154,3 +154,15 @@ def _typ(atom):
 def _short(p):
     text = repr(p)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+class LoopInfo:
+    """What a backend needs to compile a loop equation (jit/loops.py) as a loop of its own, set
+    as the equation's `op.loop`: its kind ("scan", "fori_loop" or "while_loop"), its body (and
+    a while_loop's predicate, `cond`) as traced bodies (`.program`, `.captured`), and how many
+    carry (`nc`) and xs (`nx`) leaves lead its operands; the captured values follow them."""
+
+    __slots__ = ("kind", "body", "cond", "nc", "nx")
+
+    def __init__(self, kind, body, cond=None, nc=0, nx=0):
+        self.kind, self.body, self.cond, self.nc, self.nx = kind, body, cond, nc, nx

@@ -37,7 +37,7 @@ import optree
 from ..dispatch import Op
 from ..interpreter import stack
 from ..tensor import Tensor, TransformTensor
-from .ir import Const, Program, Var
+from .ir import Const, LoopInfo, Program, Var
 from .trace import TraceInterpreter, TraceTensor, TracerConversionError
 from ..transforms import loop_rules
 
@@ -219,6 +219,7 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, unroll=1, weak_xs
         return _fresh(carry, ops) + tuple(stacked)
 
     op = Op(f"scan[{_name(fun)}]", kernel, multiple_results=True)
+    op.loop = LoopInfo("scan", body, nc=nc, nx=nx)
     loop_rules.scan_rules(op, body, nc, nx)
     outs = op(*operands, *xs_leaves, *body.captured, length=length, reverse=reverse,
               unroll=unroll)
@@ -262,6 +263,7 @@ def fori_loop(lower, upper, body_fun, init_val, checked_body, unroll=1):
         return _fresh(carry, ops)
 
     op = Op(f"fori_loop[{_name(body_fun)}]", kernel, multiple_results=True)
+    op.loop = LoopInfo("fori_loop", body, nc=nc)
     outs = op(*operands, *body.captured, lower=lower, upper=upper, unroll=unroll)
     return init_spec.unflatten(list(outs))
 
@@ -289,6 +291,7 @@ def while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body):
         return _fresh(carry, ops)
 
     op = Op(f"while_loop[{_name(body_fun)}]", kernel, multiple_results=True)
+    op.loop = LoopInfo("while_loop", body, cond, nc=nc)
     loop_rules.while_rules(op, cond, body, nc, nk)
     outs = op(*operands, *cond.captured, *body.captured)
     return init_spec.unflatten(list(outs))

@@ -83,11 +83,13 @@ class XlaFunction:
     def __init__(self, program, single):
         jax = _jax()
         self.jax, self.program, self.single = jax, program, single
+        self.bodies = {}   # id of a loop's traced body -> (body, its optimized program)
         big = {}
-        for eqn in program.eqns:
-            for a in eqn.ins:
-                if isinstance(a, Const) and getattr(a.value, "size", 0) > _INLINE_SIZE:
-                    big.setdefault(id(a.value), a.value)
+        for prog in _programs(program, self.bodies):
+            for eqn in prog.eqns:
+                for a in eqn.ins:
+                    if isinstance(a, Const) and getattr(a.value, "size", 0) > _INLINE_SIZE:
+                        big.setdefault(id(a.value), a.value)
         big_ids = list(big)
         self.nchecks = 0
         with _x64(jax):
@@ -105,38 +107,14 @@ class XlaFunction:
         return self.lowered.as_text()
 
     def _body(self, big_ids, *values):
-        from . import xla_lowerings
         program = self.program
         n = len(program.inputs)
-        env = {v.id: x for v, x in zip(program.inputs, values[:n])}
-        consts = dict(zip(big_ids, values[n:]))
-        checks = []
-        ctx = _Context(checks)
-        host = xla_lowerings.HOST_ONLY
-
-        def read(atom):
-            if isinstance(atom, Var):
-                return env[atom.id]
-            return consts.get(id(atom.value), atom.value)
-        for eqn in program.eqns:
-            ins = [read(a) for a in eqn.ins]
-            lower = xla_lowerings.LOWERINGS.get(eqn.op.name)
-            outs = None
-            if lower is not None and eqn.op.name not in host and not _foreign(eqn.op):
-                ctx.out_dtypes = [v.dtype for v in eqn.outs]
-                try:
-                    out = lower(ctx, *ins, **eqn.params)
-                    outs = tuple(out) if eqn.op.multiple_results else (out,)
-                except xla_lowerings.NotLowered:
-                    pass
-            if outs is None:
-                outs = _on_host(self.jax, eqn, ins, ctx)
-            for v, o in zip(eqn.outs, outs):
-                env[v.id] = _fit(self.jax, eqn, o, v)
-        self.nchecks, self.nguards = len(checks), len(ctx.guards)
+        ctx = _Context(self.jax, dict(zip(big_ids, values[n:])), self.bodies)
+        outs = lower_program(program, values[:n], ctx)
+        self.nchecks, self.nguards = len(ctx.checks), len(ctx.guards)
         jnp = self.jax.numpy
-        return ([jnp.asarray(read(a)) for a in program.outputs if isinstance(a, Var)] + checks
-                + ctx.guards)
+        return ([jnp.asarray(o) for o, a in zip(outs, program.outputs) if isinstance(a, Var)]
+                + ctx.checks + ctx.guards)
 
     def __call__(self, *args):
         with _x64(self.jax):
@@ -166,17 +144,71 @@ def _copy(value):
     return value.copy() if hasattr(value, "copy") else value
 
 
+def lower_program(program, values, ctx):
+    """The program's outputs computed by JAX from its input values: each equation lowered by
+    its entry in LOWERINGS, a loop equation by xla_loops, the rest run on the host. Shared by
+    the compiled program and the bodies of its loops (which lower inside jax.lax loops)."""
+    from . import xla_lowerings, xla_loops
+    env = {v.id: x for v, x in zip(program.inputs, values)}
+    host = xla_lowerings.HOST_ONLY
+
+    def read(atom):
+        if isinstance(atom, Var):
+            return env[atom.id]
+        return ctx.consts.get(id(atom.value), atom.value)
+    for eqn in program.eqns:
+        ins = [read(a) for a in eqn.ins]
+        name, outs = eqn.op.name, None
+        ctx.out_dtypes = [v.dtype for v in eqn.outs]
+        if getattr(eqn.op, "loop", None) is not None:
+            outs = xla_loops.lower_loop(ctx, eqn, ins)
+        elif name in xla_lowerings.LOWERINGS and name not in host and not _foreign(eqn.op):
+            try:
+                out = xla_lowerings.LOWERINGS[name](ctx, *ins, **eqn.params)
+                outs = tuple(out) if eqn.op.multiple_results else (out,)
+            except xla_lowerings.NotLowered:
+                pass
+        if outs is None:
+            outs = _on_host(ctx.jax, eqn, ins, ctx)
+        for v, o in zip(eqn.outs, outs):
+            env[v.id] = _fit(ctx.jax, eqn, o, v)
+    return [read(a) for a in program.outputs]
+
+
+def _programs(program, bodies):
+    """The program and, recursively, the optimized programs of its loops' bodies, which are
+    recorded in `bodies` (id of the traced body -> (body, program)) for lowering."""
+    from .api import optimize
+    yield program
+    for eqn in program.eqns:
+        loop = getattr(eqn.op, "loop", None)
+        for body in (loop.body, loop.cond) if loop is not None else ():
+            if body is not None and id(body) not in bodies:
+                bodies[id(body)] = (body, optimize(body.program))
+                yield from _programs(bodies[id(body)][1], bodies)
+
+
 class _Context:
     """What a lowering may use besides its operands: `check(flag)` (xla_lowerings docstring);
-    `guards` are the flags of value-dependent shapes that changed (codegen's StaleShape)."""
+    `guards` are the flags of value-dependent shapes that changed (codegen's StaleShape);
+    `consts` the big constants passed as arguments (by id); `program_of(body)` a loop body's
+    optimized program. A loop body lowers with a `nested()` context of its own, whose flags
+    the loop carries out (xla_loops)."""
 
-    def __init__(self, checks):
-        self.checks = checks
+    def __init__(self, jax, consts, bodies):
+        self.jax, self.consts, self.bodies = jax, consts, bodies
+        self.checks = []
         self.guards = []
         self.out_dtypes = []
 
     def check(self, flag):
         self.checks.append(flag)
+
+    def nested(self):
+        return _Context(self.jax, self.consts, self.bodies)
+
+    def program_of(self, body):
+        return self.bodies[id(body)][1]
 
 
 def _foreign(op):
@@ -201,28 +233,73 @@ def _fit(jax, eqn, value, var):
 def _on_host(jax, eqn, ins, ctx):
     """The op's NumPy kernel inside the compiled program (a host callback). A guarded
     equation (a value-dependent shape) also returns whether its shape changed: then its
-    outputs are zeros and the call raises StaleShape."""
+    outputs are zeros and the call raises StaleShape.
+
+    JAX converts a callback's operands and results with the 64-bit setting of the thread that
+    runs it, which is one of XLA's own (a program with a loop, or large enough, runs off the
+    calling thread) where `jax.enable_x64` does not reach: float64 would cross as float32. So
+    values of 64 bits and more cross as their uint32 words (a new last axis), bitcast back on
+    the other side."""
     slots = [k for k, x in enumerate(ins) if not _python_value(x)]
-    specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in eqn.outs]
+    operands = [jax.numpy.asarray(ins[k]) for k in slots]
+    avals = [(tuple(x.shape), np.dtype(x.dtype)) for x in operands]
+    specs = [jax.ShapeDtypeStruct(*_word_aval(v.shape, v.dtype)) for v in eqn.outs]
     if eqn.guard:
         specs.append(jax.ShapeDtypeStruct((), np.bool_))
 
     def kernel(*arrays):
         args = list(ins)
-        for k, a in zip(slots, arrays):
-            args[k] = np.asarray(a)
+        for k, a, (shape, dtype) in zip(slots, arrays, avals):
+            args[k] = _from_words(np, np.asarray(a), shape, dtype)
         out = eqn.op.impl(*args, **eqn.params)
         outs = out if eqn.op.multiple_results else (out,)
         stale = any(np.shape(o) != v.shape for o, v in zip(outs, eqn.outs))
         if stale:
             outs = [np.zeros(v.shape, v.dtype) for v in eqn.outs]
-        outs = [np.asarray(o, v.dtype).reshape(v.shape) for o, v in zip(outs, eqn.outs)]
+        outs = [_to_words(np, np.asarray(o, v.dtype).reshape(v.shape)) for o, v in
+                zip(outs, eqn.outs)]
         return outs + [np.asarray(stale)] if eqn.guard else outs
-    outs = jax.pure_callback(kernel, specs, *[ins[k] for k in slots])
+    outs = jax.pure_callback(kernel, specs, *[_to_words(jax, x) for x in operands])
     if eqn.guard:
         ctx.guards.append(outs[-1])
         outs = outs[:-1]
-    return outs
+    return [_from_words(jax, o, v.shape, v.dtype) for o, v in zip(outs, eqn.outs)]
+
+
+def _word_aval(shape, dtype):
+    """(shape, dtype) of a value as it crosses a host callback (_on_host)."""
+    if dtype.itemsize < 8:
+        return shape, dtype
+    return tuple(shape) + (dtype.itemsize // 4,), np.dtype(np.uint32)
+
+
+def _to_words(xp, x):
+    """x as it crosses a host callback, in NumPy (xp is np) or in the compiled program."""
+    dtype = np.dtype(x.dtype)
+    if dtype.itemsize < 8:
+        return x
+    if xp is np:
+        return np.ascontiguousarray(x).view(np.uint32).reshape(_word_aval(x.shape, dtype)[0])
+    lax = xp.lax
+    if dtype.kind == "c":   # the real and imaginary parts' words, as complex memory holds them
+        x = xp.numpy.stack([xp.numpy.real(x), xp.numpy.imag(x)], axis=-1)
+    words = lax.bitcast_convert_type(x, np.uint32)
+    return words.reshape(_word_aval(x.shape[:-1] if dtype.kind == "c" else x.shape, dtype)[0])
+
+
+def _from_words(xp, words, shape, dtype):
+    """The value of that shape and dtype that crossed as `words` (_to_words)."""
+    if dtype.itemsize < 8:
+        return words
+    if xp is np:
+        return np.ascontiguousarray(words).view(dtype).reshape(shape)
+    if dtype.kind != "c":
+        return xp.lax.bitcast_convert_type(words, dtype)
+    part = np.dtype(f"f{dtype.itemsize // 2}")
+    k = part.itemsize // 4
+    parts = xp.lax.bitcast_convert_type(
+        words.reshape(tuple(shape) + ((2, k) if k > 1 else (2,))), part)
+    return xp.lax.complex(parts[..., 0], parts[..., 1])
 
 
 def _python_value(x):

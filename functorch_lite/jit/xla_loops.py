@@ -1,0 +1,139 @@
+"""The XLA backend's loops: each loop equation of ft.jit (jit/loops.py) as one jax.lax loop.
+
+Note [XLA loops]
+----------------
+A scan equation lowers to `jax.lax.scan`, a fori_loop to `jax.lax.fori_loop` (its index an
+int64 0-d value, as the NumPy kernel's `np.int64(i)`) and a while_loop to `jax.lax.while_loop`,
+so the compiled program holds one XLA while loop whatever the trip count. Their bodies are the
+loop's body program, optimized as the NumPy backend's is, lowered by the same per-equation
+lowering as the whole program (xla.lower_program): nested loops nest, and an op that runs on
+the host inside a body is a host callback inside the loop. The values the body captured from
+the enclosing program are closed over, not carried. A jax.lax loop needs a carry of fixed types:
+the carry enters cast to the dtypes its body was traced with and each step's carry is cast to
+them again (a Python number in the carry is weak in NumPy; loops.py compiles such a loop only
+where that cannot change a dtype).
+
+A lowering inside a body may flag a call (`ctx.check`: an index out of range, which the NumPy
+backend raises on; a guard: a value-dependent shape that changed, which traces again). Such a
+flag cannot leave the loop on its own, so the loop carries a (check, guard) pair, OR-ed with
+the flags of every program run inside it (body and predicate), and the loop's final pair is
+reported to the enclosing context: the call is then re-run on NumPy or traced again exactly as
+for a flag outside a loop, and the loop's garbage results are never seen. A while_loop stops as
+soon as a flag is set, since the flagged values (zeros from a stale host call, a clamped index)
+could keep its predicate true forever. The pair is reported only for the kinds of flag some
+program inside the loop raises, so a loop without any adds nothing to the call.
+"""
+import functools
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .xla import lower_program
+
+
+def lower_loop(ctx, eqn, ins):
+    """The loop equation's results (carry leaves, then scan's stacked ys) as JAX values."""
+    return _LOWERINGS[eqn.op.loop.kind](ctx, eqn, ins)
+
+
+def _scan(ctx, eqn, ins):
+    loop = eqn.op.loop
+    nc, nx = loop.nc, loop.nx
+    carry_in = ctx.program_of(loop.body).inputs[:nc]
+    captured = ins[nc + nx:]
+    flags = _Flags(ctx)
+
+    def step(state, xs):
+        carry, f = state
+        outs, f = flags.run(loop.body, [*carry, *xs, *captured], f)
+        return (_cast(outs[:nc], carry_in), f), _cast(outs[nc:], eqn.outs[nc:])
+    (carry, f), ys = lax.scan(step, (_cast(ins[:nc], carry_in), flags.initial),
+                              list(ins[nc:nc + nx]), length=eqn.params["length"],
+                              reverse=eqn.params["reverse"],
+                              unroll=eqn.params.get("unroll", 1))
+    flags.report(f)
+    return (*carry, *ys)
+
+
+def _fori_loop(ctx, eqn, ins):
+    loop = eqn.op.loop
+    nc = loop.nc
+    index, *carry_in = ctx.program_of(loop.body).inputs[:1 + nc]
+    captured = ins[nc:]
+    flags = _Flags(ctx)
+
+    def step(i, state):
+        carry, f = state
+        outs, f = flags.run(loop.body, [jnp.asarray(i, index.dtype), *carry, *captured], f)
+        return _cast(outs, carry_in), f
+    carry, f = lax.fori_loop(np.int64(eqn.params["lower"]), np.int64(eqn.params["upper"]),
+                             step, (_cast(ins[:nc], carry_in), flags.initial),
+                             unroll=eqn.params.get("unroll", 1))
+    flags.report(f)
+    return tuple(carry)
+
+
+def _while_loop(ctx, eqn, ins):
+    """The predicate runs once before the loop and again after each step, inside it, so its
+    flags are carried like the body's (lax.while_loop's cond_fun returns the predicate only)."""
+    loop = eqn.op.loop
+    nc = loop.nc
+    carry_in = ctx.program_of(loop.body).inputs[:nc]
+    nk = len(ctx.program_of(loop.cond).inputs) - nc
+    kc, kb = ins[nc:nc + nk], ins[nc + nk:]
+    flags = _Flags(ctx)
+
+    def test(carry, f):
+        outs, f = flags.run(loop.cond, [*carry, *kc], f)
+        return jnp.asarray(outs[0], bool), f
+
+    def step(state):
+        carry, _, f = state
+        outs, f = flags.run(loop.body, [*carry, *kb], f)
+        carry = _cast(outs, carry_in)
+        return (carry, *test(carry, f))
+
+    def going(state):
+        _, pred, (check, guard) = state
+        return pred & ~(check | guard)   # Note [XLA loops]: a flagged call stops here
+    carry = _cast(ins[:nc], carry_in)
+    carry, _, f = lax.while_loop(going, step, (carry, *test(carry, flags.initial)))
+    flags.report(f)
+    return tuple(carry)
+
+
+_LOWERINGS = {"scan": _scan, "fori_loop": _fori_loop, "while_loop": _while_loop}
+
+
+def _cast(values, atoms):
+    """The values as JAX arrays of the atoms' dtypes (a jax.lax loop's carry keeps its types)."""
+    return [jnp.asarray(v, a.dtype) for v, a in zip(values, atoms)]
+
+
+class _Flags:
+    """The (check, guard) pair one loop carries (Note [XLA loops])."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.raised = [False, False]   # whether a program inside raises checks, guards
+        self.initial = (jnp.zeros((), bool), jnp.zeros((), bool))
+
+    def run(self, body, values, pair):
+        """The body's outputs on values, and the pair OR-ed with the flags it raises."""
+        inner = self.ctx.nested()
+        outs = lower_program(self.ctx.program_of(body), values, inner)
+        pair = list(pair)
+        for k, raised in enumerate((inner.checks, inner.guards)):
+            if raised:
+                self.raised[k] = True
+                pair[k] = functools.reduce(jnp.logical_or, [jnp.any(r) for r in raised],
+                                           pair[k])
+        return outs, tuple(pair)
+
+    def report(self, pair):
+        """Hand the loop's final flags to the enclosing context."""
+        if self.raised[0]:
+            self.ctx.check(pair[0])
+        if self.raised[1]:
+            self.ctx.guards.append(pair[1])
