@@ -247,3 +247,31 @@ def test_loops_under_transforms_are_xla_loops(name):
     assert_close(jitted(*args), f(*args), rtol=1e-11)
     hlo = jitted.lower(*args).fn.source
     assert "stablehlo.while" in hlo and "callback" not in hlo
+
+
+def test_python_numbers_in_a_compiled_carry_stay_python_numbers():
+    x32 = np.ones(2, np.float32)
+    for f in [lambda x: ft.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x)),
+              lambda x: ft.fori_loop(0, 4, lambda i, c: c + i, 0),
+              lambda x: ft.scan(lambda c, y: (c + 1, c), 0, x),
+              # a count read after the loop: x * count is float32 eagerly (a Python int)
+              lambda x: x * ft.while_loop(lambda c: c[0] < 3,
+                                          lambda c: (c[0] + 1, c[1] * 2), (0, x))[0],
+              # a float32 carry meeting the Python index: float32 as eagerly, compiled
+              lambda x: ft.fori_loop(0, 4, lambda i, c: c * 0.5 + i, x)]:
+        want = f(x32)
+        for backend in ("numpy", "xla") if _has_jax() else ("numpy",):
+            got = ft.jit(f, backend=backend)(x32)
+            for g, w in zip(optree.tree_leaves(got), optree.tree_leaves(want)):
+                assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
+                np.testing.assert_array_equal(g, w)
+    m = ft.jit(lambda x: ft.fori_loop(0, 4, lambda i, c: c * 0.5 + i, x))
+    assert loop_eqns(m, x32)[0] == ["fori_loop"]
+
+
+def _has_jax():
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        return False
+    return True

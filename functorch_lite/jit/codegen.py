@@ -61,7 +61,7 @@ def generate(program, xp, single=False, moved=()):
             outs += ","
         args = [name(a) for a in eqn.ins] + ([f"out=v{out.id}"] if out is not None else [])
         line = f"    {outs} = k{i}({', '.join(args)})"
-        if eqn.outs[0].weak:
+        if eqn.outs[0].weak and not eqn.op.multiple_results:   # (a loop returns its own)
             line += ".item()"
         return [line] + [f"    if v{v.id}.shape != {v.shape!r}: raise StaleShape"
                          for v in eqn.outs if eqn.guard]

@@ -22,14 +22,19 @@ loop of its transformed body one level down, until the trace records one loop eq
 call as the one op it is, never its inlined primal body, so a transform above still sees its
 rule.
 
+Python numbers keep their weak typing: a Python number in the carry (and fori_loop's index) is
+traced as a weak Var, so the body promotes it as eager NumPy does, Python arithmetic on it stays
+a Python number in the compiled body too, and a carry that is a Python number must come out of
+the body as one (as it does eagerly when only Python operators touch it) unless every value has
+a default dtype, where a Python number and a NumPy scalar promote alike.
+
 The loop falls back to being recorded step by step (lax.py's Python loops) when the body cannot
 be traced on its own: Python control flow or a conversion on a value that changes between
 iterations (the loop index included: `table[i]` on a NumPy array), a carry whose shape or dtype
-the body changes, or a Python number in the carry (or fori_loop's index) meeting arrays of less
-than 64-bit precision: a Python number is weakly typed in eager NumPy, while the body is traced
-(and the compiled index passed) as a 64-bit NumPy scalar, so promotion could differ from the
-eager call there; among 64-bit dtypes both promote alike. The loop equation's outputs are fresh
-arrays, never one of its operands.
+the body changes, a Python number in the carry that the body makes a NumPy scalar meeting
+arrays of less than 64-bit precision, or (fori_loop under a transform, a scan over int64
+indices) an index meeting them, where a Python int and an int64 would promote differently. The loop equation's outputs are fresh arrays, never one of its
+operands.
 """
 import numpy as np
 import optree
@@ -38,7 +43,7 @@ from ..dispatch import Op
 from ..interpreter import stack
 from ..tensor import Tensor, TransformTensor
 from .ir import Const, LoopInfo, Program, Var
-from .trace import TraceInterpreter, TraceTensor, TracerConversionError
+from .trace import PYTHON_SCALARS, TraceInterpreter, TraceTensor, TracerConversionError
 from ..transforms import loop_rules
 
 _DEFAULT_DTYPES = {np.dtype(t) for t in (bool, np.int64, np.float64, np.complex128)}
@@ -130,15 +135,19 @@ class _Body:
             fn = self._compiled[xp] = generate(optimize(self.program), xp)
         return fn
 
-    def fits(self, avals, weak):
-        """Whether outputs [0, len(avals)) have exactly these (shape, dtype), and (with a
-        weakly typed input) every value of the program has a default dtype."""
-        for atom, (shape, dtype) in zip(self.outputs, avals):
-            if isinstance(atom, Const) and not hasattr(atom.value, "dtype"):
-                return False   # a Python number: weakly typed
+    def fits(self, avals, default_dtypes=False):
+        """Whether outputs [0, len(avals)) have exactly these (shape, dtype). A Python number
+        in the carry (weak: True) that the body keeps a Python number (Python arithmetic on
+        it) is one in every step; one that becomes a NumPy scalar (or the reverse) is one
+        type on the first step and the other after, so, as with `default_dtypes` (slices that
+        stand for Python numbers but were traced as int64), every value of the program must
+        then have a default dtype, where both promote alike. weak None: either."""
+        for atom, (shape, dtype, weak) in zip(self.outputs, avals):
+            out_weak = atom.weak or isinstance(atom, Const) and not hasattr(atom.value, "dtype")
             if atom.shape != shape or atom.dtype != dtype:
                 return False
-        if weak:
+            default_dtypes = default_dtypes or weak not in (None, out_weak)
+        if default_dtypes:
             atoms = list(self.program.inputs) + [v for e in self.program.eqns
                                                  for v in (*e.ins, *e.outs)]
             return all(a.dtype in _DEFAULT_DTYPES for a in atoms
@@ -147,22 +156,17 @@ class _Body:
 
 
 def _carry_operands(leaves):
-    """(operands, trace-time values, avals, weak) of the carry leaves. A Python number stays an
-    operand as it is (the first step sees it as eager code does) and is traced as a NumPy scalar
-    (which mixes with device arrays); `weak` says there was one."""
-    operands, values, weak = list(leaves), [], False
+    """(trace-time values, avals) of the carry leaves. A Python number is traced as itself, a
+    weak Var, so the body promotes it as eager code does (NEP 50) and Python arithmetic keeps it
+    a Python number; the compiled body gets and returns it as one."""
+    values, avals = [], []
     for x in leaves:
-        if not (isinstance(x, TraceTensor) or hasattr(x, "dtype")):
-            x, weak = np.asarray(x)[()], True
-        values.append(_sample(x))
-    avals = [(tuple(v.shape), np.dtype(v.dtype)) for v in values]
-    return operands, values, avals, weak
-
-
-def _numpy_scalars(leaves):
-    """The carry as the body was traced: a Python number as a NumPy scalar (the body `fits`,
-    so every value has a default dtype and both promote alike)."""
-    return [np.asarray(x)[()] if type(x) in (bool, int, float, complex) else x for x in leaves]
+        weak = type(x) in PYTHON_SCALARS
+        v = x if weak else _sample(x)
+        values.append(v)
+        avals.append((tuple(np.shape(v)), np.dtype(type(v)) if weak else np.dtype(v.dtype),
+                      weak))
+    return values, avals
 
 
 def _fresh(outs, operands):
@@ -188,8 +192,7 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, unroll=1, weak_xs
     if length == 0:
         return None
     init_leaves, init_spec = optree.tree_flatten(init)
-    operands, values, avals, weak = _carry_operands(init_leaves)
-    weak = weak or weak_xs
+    values, avals = _carry_operands(init_leaves)
     nc, nx = len(init_leaves), len(xs_leaves)
     x_values = [_sample(x)[0] for x in xs_leaves]
     y_spec = []
@@ -201,14 +204,14 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, unroll=1, weak_xs
         return init_spec.flatten_up_to(carry) + y_leaves
 
     body = _traced(flat_body, values + x_values, ["carry"] * nc + ["xs"] * nx)
-    if body is None or not body.fits(avals, weak):
+    if body is None or not body.fits(avals, default_dtypes=weak_xs):
         return None
     order = range(length - 1, -1, -1) if reverse else range(length)
     y_avals = [(a.shape, a.dtype) for a in body.outputs[nc:]]
 
     def kernel(xp, *ops, length, reverse, unroll):
         fn = body.compiled(xp)
-        carry, xs, consts = _numpy_scalars(ops[:nc]), ops[nc:nc + nx], ops[nc + nx:]
+        carry, xs, consts = list(ops[:nc]), ops[nc:nc + nx], ops[nc + nx:]
         ys = [[] for _ in y_avals]
         for i in order:
             out = fn(*carry, *[x[i] for x in xs], *consts)
@@ -221,7 +224,7 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, unroll=1, weak_xs
     op = Op(f"scan[{_name(fun)}]", kernel, multiple_results=True)
     op.loop = LoopInfo("scan", body, nc=nc, nx=nx)
     loop_rules.scan_rules(op, body, nc, nx)
-    outs = op(*operands, *xs_leaves, *body.captured, length=length, reverse=reverse,
+    outs = op(*init_leaves, *xs_leaves, *body.captured, length=length, reverse=reverse,
               unroll=unroll)
     return (init_spec.unflatten(list(outs[:nc])),
             y_spec[0].unflatten(list(outs[nc:])))
@@ -244,27 +247,26 @@ def fori_loop(lower, upper, body_fun, init_val, checked_body, unroll=1):
     if upper <= lower:
         return None
     init_leaves, init_spec = optree.tree_flatten(init_val)
-    operands, values, avals, _ = _carry_operands(init_leaves)
+    values, avals = _carry_operands(init_leaves)
     nc = len(init_leaves)
 
     def flat_body(i, *leaves):
         return init_spec.flatten_up_to(checked_body(i, init_spec.unflatten(leaves)))
 
-    body = _traced(flat_body, [np.int64(lower)] + values,
-                   ["the loop index"] + ["carry"] * nc)
-    if body is None or not body.fits(avals, weak=True):   # the index is a weak Python int
+    body = _traced(flat_body, [lower] + values, ["the loop index"] + ["carry"] * nc)
+    if body is None or not body.fits(avals):   # the index is a Python int, as eagerly
         return None
 
     def kernel(xp, *ops, lower, upper, unroll):
         fn = body.compiled(xp)
-        carry, consts = _numpy_scalars(ops[:nc]), ops[nc:]
+        carry, consts = list(ops[:nc]), ops[nc:]
         for i in range(lower, upper):
-            carry = fn(np.int64(i), *carry, *consts)
+            carry = fn(i, *carry, *consts)
         return _fresh(carry, ops)
 
     op = Op(f"fori_loop[{_name(body_fun)}]", kernel, multiple_results=True)
     op.loop = LoopInfo("fori_loop", body, nc=nc)
-    outs = op(*operands, *body.captured, lower=lower, upper=upper, unroll=unroll)
+    outs = op(*init_leaves, *body.captured, lower=lower, upper=upper, unroll=unroll)
     return init_spec.unflatten(list(outs))
 
 
@@ -272,20 +274,20 @@ def while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body):
     """lax.while_loop as one loop equation, or None (Note [compiled loops]). The checked_*
     functions are lax's checked calls of cond_fun and body_fun."""
     init_leaves, init_spec = optree.tree_flatten(init_val)
-    operands, values, avals, weak = _carry_operands(init_leaves)
+    values, avals = _carry_operands(init_leaves)
     nc = len(init_leaves)
     cond = _traced(lambda *leaves: [checked_cond(init_spec.unflatten(leaves))], values,
                    ["carry"] * nc)
     body = _traced(lambda *leaves: init_spec.flatten_up_to(
         checked_body(init_spec.unflatten(leaves))), values, ["carry"] * nc)
-    if (cond is None or body is None or not body.fits(avals, weak)
-            or not cond.fits([((), np.dtype(bool))], weak)):
+    if (cond is None or body is None or not body.fits(avals)
+            or not cond.fits([((), np.dtype(bool), None)])):
         return None
     nk = len(cond.captured)
 
     def kernel(xp, *ops):
         test, step = cond.compiled(xp), body.compiled(xp)
-        carry, kc, kb = _numpy_scalars(ops[:nc]), ops[nc:nc + nk], ops[nc + nk:]
+        carry, kc, kb = list(ops[:nc]), ops[nc:nc + nk], ops[nc + nk:]
         while test(*carry, *kc)[0]:
             carry = step(*carry, *kb)
         return _fresh(carry, ops)
@@ -293,7 +295,7 @@ def while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body):
     op = Op(f"while_loop[{_name(body_fun)}]", kernel, multiple_results=True)
     op.loop = LoopInfo("while_loop", body, cond, nc=nc)
     loop_rules.while_rules(op, cond, body, nc, nk)
-    outs = op(*operands, *cond.captured, *body.captured)
+    outs = op(*init_leaves, *cond.captured, *body.captured)
     return init_spec.unflatten(list(outs))
 
 

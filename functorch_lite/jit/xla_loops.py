@@ -3,15 +3,15 @@
 Note [XLA loops]
 ----------------
 A scan equation lowers to `jax.lax.scan`, a fori_loop to `jax.lax.fori_loop` (its index an
-int64 0-d value, as the NumPy kernel's `np.int64(i)`) and a while_loop to `jax.lax.while_loop`,
+int64 0-d value; the NumPy kernel passes a Python int, of that dtype when promoted) and a while_loop to `jax.lax.while_loop`,
 so the compiled program holds one XLA while loop whatever the trip count. Their bodies are the
 loop's body program, optimized as the NumPy backend's is, lowered by the same per-equation
 lowering as the whole program (xla.lower_program): nested loops nest, and an op that runs on
 the host inside a body is a host callback inside the loop. The values the body captured from
 the enclosing program are closed over, not carried. A jax.lax loop needs a carry of fixed types:
 the carry enters cast to the dtypes its body was traced with and each step's carry is cast to
-them again (a Python number in the carry is weak in NumPy; loops.py compiles such a loop only
-where that cannot change a dtype).
+them again (a Python number in the carry is a weak Var of its default dtype; each equation's
+result is cast to the dtype NumPy's promotion gave it when traced).
 
 A lowering inside a body may flag a call (`ctx.check`: an index out of range, which the NumPy
 backend raises on; a guard: a value-dependent shape that changed, which traces again). Such a
