@@ -206,6 +206,64 @@ def test_outputs_alias_no_input_and_no_other_output():
     assert ft.jit(lambda x: x)(x) is not x
 
 
+
+_C = np.arange(6.0).reshape(2, 3)
+
+
+def _view_then_base(x):
+    t = x * 2.0
+    return t.T, t
+
+
+def _base_then_view(x):
+    t = x * 2.0
+    return t, t.T
+
+
+def _two_views(x):
+    t = x * 2.0
+    return t.T, t.reshape(6)
+
+
+def _two_rows(x):
+    t = x * 2.0
+    return t[0], t[1:]
+
+
+VIEW_CASES = {   # name: (f, whether every output is returned without a copy)
+    "transposed product": (lambda x: (x * 2.0).T, True),
+    "reshaped, sliced": (lambda x: (x * 2.0).T.reshape(6)[::2], True),
+    "view and an unrelated result": (lambda x: ((x * 2.0).T, np.sin(x)), True),
+    "view, then its base": (_view_then_base, False),
+    "base, then its view": (_base_then_view, False),
+    "two views of one base": (_two_views, False),
+    "two rows of one base": (_two_rows, False),
+    "view returned twice": (lambda x: ((x * 2.0).T,) * 2, False),
+    "view of an input": (lambda x: x.T, False),
+    "view of a constant": (lambda x: (_C.T, x + 1.0), False),
+    "view of a view op's view of an input": (lambda x: x.reshape(6)[1:], False),
+}
+
+
+@pytest.mark.parametrize("case", VIEW_CASES)
+def test_views_are_copied_exactly_when_another_output_or_an_argument_could_see_them(case):
+    """A view of a fresh intermediate (a transposed product) that nothing else returns is
+    returned as is, like eager code; one whose base is an input, a constant or shared with
+    another output is copied (codegen's alias analysis: the fails-if-over-applied cases)."""
+    f, as_is = VIEW_CASES[case]
+    j = ft.jit(f)
+    x = np.arange(6.0).reshape(2, 3) - 2.5
+    firsts = []
+    for _ in range(3):
+        got, want = (out if isinstance(out, tuple) else (out,) for out in (j(x), f(x)))
+        assert all(same_bits(g, w) for g, w in zip(got, want))
+        for i, a in enumerate(got):
+            assert not np.shares_memory(a, x) and not np.shares_memory(a, _C)
+            assert not any(np.shares_memory(a, b) for b in got[i + 1:] + tuple(firsts))
+        firsts.extend(got)
+    assert ("copy()" not in j.lower(x).fn.source) == as_is
+
+
 # -- 7. IEEE-exact passes --------------------------------------------------------------------
 
 def test_cse_keeps_negative_and_positive_zero_apart():
