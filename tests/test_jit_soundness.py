@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
@@ -287,6 +288,49 @@ def test_identity_and_diagonal_products_keep_inf_nan_and_zero_signs():
             for _ in range(2):
                 assert same_bits(j(x), jac(x))
 
+
+
+_SPECIAL = [0.0, -0.0, 1.0, -2.5, 1e-300, -1e-300, 5e-324, 1e300, np.inf, -np.inf, np.nan]
+_SCALED = {"finite": np.array([[1.0, -2.0], [0.5, 3.0]]),
+           "tiny entries": np.array([[1e-30, -1.0], [1.0, 1e-20]]),
+           "a zero": np.array([[0.0, 1.0], [1.0, 1.0]]),
+           "an infinity": np.array([[1.0, np.inf], [-1.0, 1.0]])}
+
+
+@pytest.mark.parametrize("name", _SCALED)
+@settings(max_examples=60, deadline=None)
+@given(v=st.lists(st.sampled_from(_SPECIAL) | st.floats(), min_size=2, max_size=2))
+def test_diagonal_products_with_a_constant_are_exact_for_every_scale(name, v):
+    """diag(v) @ X and X @ diag(v) for a constant X: the scaling the check lets through (its
+    bound on X is decided at compile time, its test of v on each call) is bitwise the
+    product for zeros, underflowing scales, infinities and NaN; an X with a zero or an
+    infinity is never scaled."""
+    X, eye = _SCALED[name], np.eye(2)
+    v = np.array(v)
+    for f in (lambda v: (eye * v) @ X, lambda v: X @ (eye * v)):
+        j = ft.jit(f)
+        with np.errstate(all="ignore"):
+            for _ in range(2):
+                assert same_bits(j(v), f(v))
+        ops = [e.op.name for e in j.lower(v).optimized.eqns]
+        assert ("diagonal_product" in ops) == (name in ("finite", "tiny entries")), ops
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.int64])
+def test_identity_and_diagonal_products_of_complex_and_integer_arrays(dtype):
+    """Only real floating products are guarded: a complex product's zero imaginary part
+    takes its sign from the zeros the BLAS adds (x @ I gives +0 where x has -0), and an
+    integer one has no smallest normal number to bound it (it once crashed)."""
+    eye = np.eye(2, dtype=dtype)
+    x = np.zeros((2, 2), dtype) + np.array([[1, 2], [3, 4]], dtype)
+    v = np.array([1, 2], dtype)
+    if dtype == np.complex128:
+        x.imag, v.imag = -0.0, [-0.0, 0.0]
+    for f, arg in ((lambda x: x @ eye, x), (lambda v: (eye * v) @ x, v),
+                   (lambda v: x @ (eye * v), v)):
+        j = ft.jit(f)
+        for _ in range(2):
+            assert same_bits(j(arg), f(arg))
 
 def test_additive_zeros_are_removed_only_when_exact():
     f = lambda x: (x + 0.0, x - 0.0, x * 1.0, x + -0.0)   # noqa: E731
