@@ -14,7 +14,9 @@ hessian), ones (the seed of grad), zeros (symbolic zeros made concrete).
 Products with an identity or a diagonal matrix are not exact as rewrites (inf * 0 is NaN, and
 zero entries sum with signs the BLAS decides), so they become guarded equations instead: the
 cheap form (x itself, or a scaling by the diagonal) when every operand is finite and every
-result entry nonzero, where it is bitwise the product, else the product as traced.
+result entry nonzero, where it is bitwise the product, else the product as traced. Only real
+floating products are guarded; a constant operand's part of the check is decided once, at
+compile time (one with a zero or an infinity is never scaled: the product stays a matmul).
 """
 import functools
 import math
