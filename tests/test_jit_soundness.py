@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
@@ -206,6 +207,64 @@ def test_outputs_alias_no_input_and_no_other_output():
     assert ft.jit(lambda x: x)(x) is not x
 
 
+
+_C = np.arange(6.0).reshape(2, 3)
+
+
+def _view_then_base(x):
+    t = x * 2.0
+    return t.T, t
+
+
+def _base_then_view(x):
+    t = x * 2.0
+    return t, t.T
+
+
+def _two_views(x):
+    t = x * 2.0
+    return t.T, t.reshape(6)
+
+
+def _two_rows(x):
+    t = x * 2.0
+    return t[0], t[1:]
+
+
+VIEW_CASES = {   # name: (f, whether every output is returned without a copy)
+    "transposed product": (lambda x: (x * 2.0).T, True),
+    "reshaped, sliced": (lambda x: (x * 2.0).T.reshape(6)[::2], True),
+    "view and an unrelated result": (lambda x: ((x * 2.0).T, np.sin(x)), True),
+    "view, then its base": (_view_then_base, False),
+    "base, then its view": (_base_then_view, False),
+    "two views of one base": (_two_views, False),
+    "two rows of one base": (_two_rows, False),
+    "view returned twice": (lambda x: ((x * 2.0).T,) * 2, False),
+    "view of an input": (lambda x: x.T, False),
+    "view of a constant": (lambda x: (_C.T, x + 1.0), False),
+    "view of a view op's view of an input": (lambda x: x.reshape(6)[1:], False),
+}
+
+
+@pytest.mark.parametrize("case", VIEW_CASES)
+def test_views_are_copied_exactly_when_another_output_or_an_argument_could_see_them(case):
+    """A view of a fresh intermediate (a transposed product) that nothing else returns is
+    returned as is, like eager code; one whose base is an input, a constant or shared with
+    another output is copied (codegen's alias analysis: the fails-if-over-applied cases)."""
+    f, as_is = VIEW_CASES[case]
+    j = ft.jit(f)
+    x = np.arange(6.0).reshape(2, 3) - 2.5
+    firsts = []
+    for _ in range(3):
+        got, want = (out if isinstance(out, tuple) else (out,) for out in (j(x), f(x)))
+        assert all(same_bits(g, w) for g, w in zip(got, want))
+        for i, a in enumerate(got):
+            assert not np.shares_memory(a, x) and not np.shares_memory(a, _C)
+            assert not any(np.shares_memory(a, b) for b in got[i + 1:] + tuple(firsts))
+        firsts.extend(got)
+    assert ("copy()" not in j.lower(x).fn.source) == as_is
+
+
 # -- 7. IEEE-exact passes --------------------------------------------------------------------
 
 def test_cse_keeps_negative_and_positive_zero_apart():
@@ -229,6 +288,49 @@ def test_identity_and_diagonal_products_keep_inf_nan_and_zero_signs():
             for _ in range(2):
                 assert same_bits(j(x), jac(x))
 
+
+
+_SPECIAL = [0.0, -0.0, 1.0, -2.5, 1e-300, -1e-300, 5e-324, 1e300, np.inf, -np.inf, np.nan]
+_SCALED = {"finite": np.array([[1.0, -2.0], [0.5, 3.0]]),
+           "tiny entries": np.array([[1e-30, -1.0], [1.0, 1e-20]]),
+           "a zero": np.array([[0.0, 1.0], [1.0, 1.0]]),
+           "an infinity": np.array([[1.0, np.inf], [-1.0, 1.0]])}
+
+
+@pytest.mark.parametrize("name", _SCALED)
+@settings(max_examples=60, deadline=None)
+@given(v=st.lists(st.sampled_from(_SPECIAL) | st.floats(), min_size=2, max_size=2))
+def test_diagonal_products_with_a_constant_are_exact_for_every_scale(name, v):
+    """diag(v) @ X and X @ diag(v) for a constant X: the scaling the check lets through (its
+    bound on X is decided at compile time, its test of v on each call) is bitwise the
+    product for zeros, underflowing scales, infinities and NaN; an X with a zero or an
+    infinity is never scaled."""
+    X, eye = _SCALED[name], np.eye(2)
+    v = np.array(v)
+    for f in (lambda v: (eye * v) @ X, lambda v: X @ (eye * v)):
+        j = ft.jit(f)
+        with np.errstate(all="ignore"):
+            for _ in range(2):
+                assert same_bits(j(v), f(v))
+        ops = [e.op.name for e in j.lower(v).optimized.eqns]
+        assert ("diagonal_product" in ops) == (name in ("finite", "tiny entries")), ops
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.int64])
+def test_identity_and_diagonal_products_of_complex_and_integer_arrays(dtype):
+    """Only real floating products are guarded: a complex product's zero imaginary part
+    takes its sign from the zeros the BLAS adds (x @ I gives +0 where x has -0), and an
+    integer one has no smallest normal number to bound it (it once crashed)."""
+    eye = np.eye(2, dtype=dtype)
+    x = np.zeros((2, 2), dtype) + np.array([[1, 2], [3, 4]], dtype)
+    v = np.array([1, 2], dtype)
+    if dtype == np.complex128:
+        x.imag, v.imag = -0.0, [-0.0, 0.0]
+    for f, arg in ((lambda x: x @ eye, x), (lambda v: (eye * v) @ x, v),
+                   (lambda v: x @ (eye * v), v)):
+        j = ft.jit(f)
+        for _ in range(2):
+            assert same_bits(j(arg), f(arg))
 
 def test_additive_zeros_are_removed_only_when_exact():
     f = lambda x: (x + 0.0, x - 0.0, x * 1.0, x + -0.0)   # noqa: E731

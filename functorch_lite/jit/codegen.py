@@ -11,9 +11,10 @@ Every intermediate dies at its last use (`del`), whatever op made it, so the pro
 memory is that of eager code. An equation whose output shape depends on operand values (a
 boolean mask) is followed by a check of that shape, raising StaleShape when it differs from
 the traced one (the caller traces again). Outputs are fresh: one that may share memory with an
-input, a constant or another output (a view, an input returned as is, a value returned twice)
-is copied, so writing into a result never changes an argument, a later result or another
-output. A weak Var (Python scalar arithmetic) is made a Python scalar again (`.item()`).
+input, a constant or another output (a view of one, an input returned as is, a value
+returned twice) is copied, so writing into a result never changes an argument, a later result
+or another output; a view of an intermediate no other output shares (a transposed product) is
+returned as is, as eager code returns it. A weak Var (Python scalar arithmetic) is made a Python scalar again (`.item()`).
 
 On a device module each fusion group (fuse.py) becomes one generated function of xp ufunc calls
 wrapped with `xp.fuse`, called once (`v8, v9 = g0(v6, v0)`): cupy.fuse compiles it into one
@@ -25,9 +26,12 @@ import functools
 import numpy as np
 
 from ..backend import is_host
+from ..ops.indexing import getitem
+from ..ops.shape import reshape, transpose
 from .buffers import plan_buffers
 from .fuse import FusionGroup, elementwise_name, fusion_groups, is_array_const, schedule
 from .ir import Const, Var
+from .simplify import diagonal_product
 
 
 class StaleShape(Exception):
@@ -128,25 +132,41 @@ def _deaths(program, steps, keep):
 
 
 def _fresh_op(eqn):
-    """Whether the op always returns new memory (a ufunc without `out=`, matmul included)."""
-    return isinstance(eqn.op.numpy_impl, np.ufunc)
+    """Whether the op always returns new memory (a ufunc without `out=`, matmul included, or
+    a diagonal product: a fresh scaling or a fresh matmul)."""
+    return isinstance(eqn.op.numpy_impl, np.ufunc) or eqn.op is diagonal_product
 
+
+_VIEW_OPS = (reshape, transpose, getitem)
+"""Ops whose result is a view of their first operand or new memory, never other memory (the
+index arrays of getitem are read, not viewed)."""
 
 COPY = "copy"
 
 
 def output_copies(program):
     """Per output: COPY when it must be copied (a constant, an input, a value returned again),
-    () when it is new memory, or else the atoms it could be (inputs, constants and earlier
-    outputs of its shape and dtype): the generated code then copies it unless it is new memory
-    (`.base is None`, which rules out a view) and none of them. Each value's possible memory is
-    the set of places it may view: a fresh op's output is its own place; any other op's output
-    may view (or be) any of its operands' places."""
+    () when it is new memory no other output can see, or else the atoms it could be (inputs,
+    constants and earlier outputs of its shape and dtype): the generated code then copies it
+    unless it is new memory (`.base is None`, which rules out a view) and none of them.
+
+    Each value's possible memory is the set of places it may view: a fresh op's output is its
+    own place; a view op's output (reshape, transpose, getitem) those of its first operand; any
+    other op's output may view (or be) any of its operands' places or memory of its own. An
+    output whose places are all fresh intermediates that no other output shares (a transposed
+    product, the reshaped Hessian) is returned as is: every call makes those intermediates
+    anew and nothing but this output keeps them. A view that shares its base with another
+    output is copied: `.base is None` fails for it, and the other output's check (it is not
+    this view) would not catch the sharing."""
     places = {v.id: {("in", v.id)} for v in program.inputs}
     for eqn in program.eqns:
         if _fresh_op(eqn):
             for v in eqn.outs:
                 places[v.id] = {("new", v.id)}
+            continue
+        if any(eqn.op is op for op in _VIEW_OPS) and isinstance(eqn.ins[0], Var):
+            for v in eqn.outs:
+                places[v.id] = places[eqn.ins[0].id]
             continue
         seen = set()
         for a in eqn.ins:
@@ -159,24 +179,27 @@ def output_copies(program):
     sources = list(program.inputs) + [a for e in program.eqns for a in e.ins
                                       if isinstance(a, Const) and hasattr(a.value, "shape")
                                       and not isinstance(a.value, np.generic)]
-    out, taken, earlier = [], set(), []
-    for atom in program.outputs:
+    held = [places[a.id] if isinstance(a, Var) and not a.weak else set()
+            for a in program.outputs]
+    out, earlier = [], []
+    for k, atom in enumerate(program.outputs):
         if isinstance(atom, Const):
             out.append(COPY if hasattr(atom.value, "copy") else ())
             continue
         if atom.weak:
             out.append(())
             continue
-        mine = places[atom.id]
+        mine = held[k]
+        others = set().union(*(p for j, (p, a) in enumerate(zip(held, program.outputs))
+                               if j != k and a is not atom))
         if ("in", atom.id) in mine or any(atom is e for e in earlier):
             out.append(COPY)
-        elif all(p[0] == "new" for p in mine) and not mine & taken:
+        elif all(p[0] == "new" for p in mine) and not mine & others:
             out.append(())
         else:
             alike = {id(a): a for a in sources + earlier
                      if a.shape == atom.shape and a.dtype == atom.dtype and a is not atom}
             out.append(tuple(alike.values()) or _NONE_ALIKE)
-        taken |= mine
         earlier.append(atom)
     return out
 

@@ -14,8 +14,13 @@ hessian), ones (the seed of grad), zeros (symbolic zeros made concrete).
 Products with an identity or a diagonal matrix are not exact as rewrites (inf * 0 is NaN, and
 zero entries sum with signs the BLAS decides), so they become guarded equations instead: the
 cheap form (x itself, or a scaling by the diagonal) when every operand is finite and every
-result entry nonzero, where it is bitwise the product, else the product as traced.
+result entry nonzero, where it is bitwise the product, else the product as traced. Only real
+floating products are guarded; a constant operand's part of the check is decided once, at
+compile time (one with a zero or an infinity is never scaled: the product stays a matmul).
 """
+import functools
+import math
+
 import numpy as np
 
 from ..dispatch import Op
@@ -170,9 +175,13 @@ def simplify(program):
 
 
 def _guarded_product(eqn, diagonals):
-    """matmul(a, b) with an identity or diagonal operand as a guarded equation, else as is."""
+    """matmul(a, b) with an identity or diagonal operand as a guarded equation, else as is.
+    Real floating products only: a complex product's zero real or imaginary part takes its
+    sign from the zeros the BLAS adds, and integer products need no guard to be exact."""
     a, b = eqn.ins
     out = eqn.outs[0]
+    if out.dtype.kind != "f":
+        return eqn
     for k, (m, x) in enumerate(((a, b), (b, a))):
         if x.shape == out.shape and x.dtype == out.dtype and not x.weak and _is_identity(m):
             return Eqn(identity_product, {"left": k == 0}, [m, x], eqn.outs, eqn.region)
@@ -180,20 +189,34 @@ def _guarded_product(eqn, diagonals):
             eye, v, product, transpose = diagonals[m.id]
             if v.shape[-1] != x.shape[0 if k == 0 else -1] or v.dtype != out.dtype:
                 continue
+            x_min = None
+            if isinstance(x, Const):
+                x_min = _smallest_magnitude(x)
+                if x_min is None:     # the scaling is never exact: the product as traced
+                    return eqn
             params = {"left": k == 0, "eye_first": product.ins[0] is eye,
                       "transpose": None if transpose is None else tuple(transpose.params.items()),
-                      "x_min": _smallest_magnitude(x)}
+                      "x_min": x_min}
             return Eqn(diagonal_product, params, [eye, v, x], eqn.outs, eqn.region)
     return eqn
 
 
 def _smallest_magnitude(x):
-    """min |x| for a constant x of finite entries, known at compile time (the runtime check of
-    a diagonal product then looks at v only: O(n), not O(n^2)); None otherwise."""
-    if not isinstance(x, Const) or type(x.value) is not np.ndarray or not x.value.size:
+    """min |x| for a constant x, decided once at compile time, or None where no scaling of x
+    is exact (an infinity, a NaN or a zero in x, or no entry). The check on each call then
+    reads v only: O(n), not O(n^2)."""
+    value = np.asarray(x.value)
+    if not value.size:
         return None
-    magnitude = np.abs(x.value)
-    return float(magnitude.min()) if np.isfinite(magnitude).all() else None
+    magnitude = np.abs(value)
+    smallest = float(magnitude.min())
+    return smallest if smallest > 0.0 and np.isfinite(magnitude).all() else None
+
+
+@functools.lru_cache(maxsize=None)
+def _underflow_margin(dtype):
+    """A product of this magnitude or more is far from underflowing to a zero."""
+    return 4 * float(np.finfo(dtype).tiny)
 
 
 def _exact(xp, result, *operands):
@@ -210,20 +233,27 @@ def _identity_product_kernel(xp, eye, x, *, left):
 
 
 def _diagonal_product_kernel(xp, eye, v, x, *, left, eye_first, transpose, x_min=None):
-    n = eye.shape[0]
-    scaled = (v.reshape(n, 1) * x if x.ndim == 2 else v.reshape(n) * x) if left else \
-        x * v.reshape(n)
-    if x_min is None:
+    if x_min is not None:   # a constant x, finite, min |x| = x_min: no v_i * x_ij underflows to
+        a = xp.abs(v)       # a zero when min |v| * x_min is well above the least normal number
+        exact = (float(a.min()) * x_min > _underflow_margin(v.dtype)
+                 and float(a.max()) < math.inf)   # (a NaN fails the first test, an inf the 2nd)
+        scaled = _scaled(v, x, left, eye.shape[0]) if exact else None
+    else:
+        scaled = _scaled(v, x, left, eye.shape[0])
         exact = _exact(xp, scaled, v, x)
-    else:   # a constant x, finite with min |x| = x_min: no product underflows to a zero
-        exact = (bool(xp.isfinite(v).all()) and
-                 float(xp.abs(v).min()) * x_min > 4 * float(np.finfo(scaled.dtype).tiny))
     if exact:
         return xp.ascontiguousarray(scaled)   # the layout of matmul's result
     d = xp.multiply(eye, v) if eye_first else xp.multiply(v, eye)
     if transpose is not None:
         d = xp.transpose(d, **dict(transpose))
     return xp.matmul(d, x) if left else xp.matmul(x, d)
+
+
+def _scaled(v, x, left, n):
+    """diag(v) @ x (left) or x @ diag(v) as a scaling of x's rows or columns."""
+    if not left:
+        return x * v.reshape(n)
+    return v.reshape(n, 1) * x if x.ndim == 2 else v.reshape(n) * x
 
 
 identity_product = Op("identity_product", _identity_product_kernel)
