@@ -16,11 +16,12 @@ import numpy as np
 from .. import numpy as fnp
 from ..numpy._util import as_operand
 from . import special
-from ._weak import float_dtype, is_python_number, weak
+from ._weak import float_dtype, in_dtype_of, is_python_number, weak
 
 
-def _z(x, loc, scale):
-    return (as_operand(x) - loc) / scale
+def _z(x, loc, scale, *shapes):
+    """(x - loc) / scale; a Python number in the parameters' dtype when one is an array."""
+    return in_dtype_of((as_operand(x) - loc) / scale, loc, scale, *shapes)
 
 
 def _log(value):
@@ -28,10 +29,11 @@ def _log(value):
     return weak(fnp.log, value)
 
 
-def _as_float(k, dt):
-    """Counts k as floats of dtype `dt` (a Python number stays a Python number)."""
+def _as_float(k, dt, *operands):
+    """Counts k as floats of dtype `dt`, the float_dtype of k and `operands` (a Python k: a
+    Python float, or a 0-d array beside array operands)."""
     if is_python_number(k):
-        return float(k)
+        return in_dtype_of(float(k), *operands)
     return k if np.dtype(k.dtype) == dt else fnp.astype(k, dt)
 
 
@@ -42,7 +44,8 @@ def _outside(cond, value):
 
 def _t_logpdf(x, df, loc=0.0, scale=1.0):
     """log of Student's t density with `df` degrees of freedom (t.logpdf)."""
-    z, df = _z(x, loc, scale), as_operand(df)
+    df = as_operand(df)
+    z = _z(x, loc, scale, df)
     return (weak(special.gammaln, (df + 1) / 2) - weak(special.gammaln, df / 2)
             - 0.5 * _log(df * math.pi) - _log(scale)
             - (df + 1) / 2 * fnp.log1p(z * z / df))
@@ -50,7 +53,8 @@ def _t_logpdf(x, df, loc=0.0, scale=1.0):
 
 def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
     """log of the gamma density with shape `a` (gamma.logpdf); -inf for x < loc."""
-    z, a = _z(x, loc, scale), as_operand(a)
+    a = as_operand(a)
+    z = _z(x, loc, scale, a)
     negative = fnp.less(z, 0)
     z = fnp.where(negative, 1.0, z)
     value = special.xlogy(a - 1, z) - z - weak(special.gammaln, a) - _log(scale)
@@ -59,7 +63,8 @@ def _gamma_logpdf(x, a, loc=0.0, scale=1.0):
 
 def _beta_logpdf(x, a, b, loc=0.0, scale=1.0):
     """log of the beta density with shapes `a`, `b` (beta.logpdf); -inf outside [0, 1]."""
-    z, a, b = _z(x, loc, scale), as_operand(a), as_operand(b)
+    a, b = as_operand(a), as_operand(b)
+    z = _z(x, loc, scale, a, b)
     out = fnp.logical_or(fnp.less(z, 0), fnp.greater(z, 1))
     z = fnp.where(out, 0.5, z)
     value = (special.xlogy(a - 1, z) + special.xlog1py(b - 1, -z) - weak(special.betaln, a, b)
@@ -111,12 +116,14 @@ def _t_cdf(x, df, loc=0.0, scale=1.0):
     1/2 + sign(z)/2 I_{z^2/(df+z^2)}(1/2, df/2) near the centre (z^2 < min(df, 4)), each where
     its argument keeps its precision and the sum does not cancel. At z = 0 exactly (where betainc's derivative is infinite times the chain
     rule's 0) the value is 1/2 + z pdf(z), which has the right first and second derivatives."""
-    return _t_tail(_z(x, loc, scale), as_operand(df))
+    df = as_operand(df)
+    return _t_tail(_z(x, loc, scale, df), df)
 
 
 def _t_sf(x, df, loc=0.0, scale=1.0):
     """1 - t.cdf, computed as the CDF at -z (t.sf): accurate in the upper tail."""
-    return _t_tail(-_z(x, loc, scale), as_operand(df))
+    df = as_operand(df)
+    return _t_tail(-_z(x, loc, scale, df), df)
 
 
 def _t_tail(z, df):
@@ -135,32 +142,35 @@ def _t_tail(z, df):
 
 def _gamma_cdf(x, a, loc=0.0, scale=1.0):
     """gammainc(a, z), 0 for z < 0 (gamma.cdf)."""
-    z = _z(x, loc, scale)
+    a = as_operand(a)
+    z = _z(x, loc, scale, a)
     negative = fnp.less(z, 0)
-    return fnp.where(negative, 0.0, special.gammainc(as_operand(a), fnp.where(negative, 0.0, z)))
+    return fnp.where(negative, 0.0, special.gammainc(a, fnp.where(negative, 0.0, z)))
 
 
 def _gamma_sf(x, a, loc=0.0, scale=1.0):
     """gammaincc(a, z), 1 for z < 0 (gamma.sf)."""
-    z = _z(x, loc, scale)
+    a = as_operand(a)
+    z = _z(x, loc, scale, a)
     negative = fnp.less(z, 0)
-    return fnp.where(negative, 1.0, special.gammaincc(as_operand(a), fnp.where(negative, 0.0, z)))
+    return fnp.where(negative, 1.0, special.gammaincc(a, fnp.where(negative, 0.0, z)))
 
 
 def _beta_cdf(x, a, b, loc=0.0, scale=1.0):
     """betainc(a, b, z) for z in [0, 1], 0 below and 1 above (beta.cdf)."""
-    z = _z(x, loc, scale)
+    a, b = as_operand(a), as_operand(b)
+    z = _z(x, loc, scale, a, b)
     below, above = fnp.less(z, 0), fnp.greater(z, 1)
     out = fnp.logical_or(below, above)
-    inside = special.betainc(as_operand(a), as_operand(b), fnp.where(out, 0.5, z))
+    inside = special.betainc(a, b, fnp.where(out, 0.5, z))
     return fnp.where(below, 0.0, fnp.where(above, 1.0, inside))
 
 
 def _beta_sf(x, a, b, loc=0.0, scale=1.0):
     """1 - betainc(a, b, z) for z < 1/2 (where 1 - z would round), betainc(b, a, 1 - z) above
     (where the small sf keeps its relative precision); 1 below 0 and 0 above 1 (beta.sf)."""
-    z = _z(x, loc, scale)
     a, b = as_operand(a), as_operand(b)
+    z = _z(x, loc, scale, a, b)
     below, above = fnp.less(z, 0), fnp.greater(z, 1)
     low = fnp.less(z, 0.5)
     z_low = fnp.where(fnp.logical_and(low, fnp.logical_not(below)), z, 0.25)
@@ -178,7 +188,7 @@ def _not_count(k):
 def _poisson_logpmf(k, mu, loc=0):
     """k log(mu) - mu - log(k!) (poisson.logpmf); -inf where k - loc is not a count."""
     k, mu = as_operand(k), as_operand(mu)
-    k = _as_float(k - loc, float_dtype(k, mu, loc))
+    k = _as_float(k - loc, float_dtype(k, mu, loc), mu, loc)
     bad = _not_count(k)
     k = fnp.where(bad, 0, k)
     return _outside(bad, special.xlogy(k, mu) - mu - special.gammaln(k + 1.0))
@@ -189,7 +199,7 @@ def _binom_logpmf(k, n, p, loc=0):
     not a count up to n."""
     k, n, p = as_operand(k), as_operand(n), as_operand(p)
     dt = float_dtype(k, n, p, loc)
-    k, n = _as_float(k - loc, dt), _counts_array(n, p, dt)
+    k, n = _as_float(k - loc, dt, n, p, loc), _counts_array(n, p, dt)
     bad = fnp.logical_or(_not_count(k), fnp.greater(k, n))
     k = fnp.where(bad, 0, k)
     choose = special.gammaln(n + 1.0) - special.gammaln(k + 1.0) - special.gammaln(n - k + 1.0)
@@ -204,23 +214,25 @@ def _counts_array(n, p, dt):
     return _as_float(n, dt)
 
 
-def _counts_below(k, dt, loc):
+def _counts_below(k, dt, loc, *params):
     """floor(k - loc) as floats of dtype `dt`, and where it is negative."""
-    k = _as_float(fnp.floor(as_operand(k) - loc), dt)
+    k = as_operand(k)
+    k = _as_float(math.floor(k - loc) if is_python_number(k) and is_python_number(loc)
+                  else fnp.floor(k - loc), dt, loc, *params)
     return k, fnp.less(k, 0)
 
 
 def _poisson_cdf(k, mu, loc=0):
     """gammaincc(floor(k) + 1, mu), 0 for k < 0 (poisson.cdf); differentiable in mu."""
     k, mu = as_operand(k), as_operand(mu)
-    k, negative = _counts_below(k, float_dtype(k, mu, loc), loc)
+    k, negative = _counts_below(k, float_dtype(k, mu, loc), loc, mu)
     return fnp.where(negative, 0.0, special.gammaincc(fnp.where(negative, 0.0, k) + 1.0, mu))
 
 
 def _poisson_sf(k, mu, loc=0):
     """gammainc(floor(k) + 1, mu), 1 for k < 0 (poisson.sf)."""
     k, mu = as_operand(k), as_operand(mu)
-    k, negative = _counts_below(k, float_dtype(k, mu, loc), loc)
+    k, negative = _counts_below(k, float_dtype(k, mu, loc), loc, mu)
     return fnp.where(negative, 1.0, special.gammainc(fnp.where(negative, 0.0, k) + 1.0, mu))
 
 
@@ -228,7 +240,7 @@ def _binom_tails(k, n, p, loc):
     """(k, n, below, above, safe k): floor(k) as a float, n, k < 0, k >= n, k clipped inside."""
     k, n, p = as_operand(k), as_operand(n), as_operand(p)
     dt = float_dtype(k, n, p, loc)
-    k, below = _counts_below(k, dt, loc)
+    k, below = _counts_below(k, dt, loc, n, p)
     n = _counts_array(n, p, dt)
     above = fnp.greater_equal(k, n)
     safe = fnp.where(fnp.logical_or(below, above), 0.0, k)

@@ -25,11 +25,12 @@ def float_dtype(*values):
     return np.result_type(*floating) if floating else np.dtype(np.float64)
 
 
-def as_array_like(value, other):
-    """A Python number `value` as an array of the floating dtype NumPy's promotion gives it
-    beside the array `other` (for `fnp.where(mask, 1.0, value)`, whose two Python numbers
-    would otherwise make a float64 array); anything else unchanged."""
-    if is_python_number(value) and hasattr(other, "dtype"):
-        from .. import numpy as fnp
-        return fnp.asarray(value, dtype=np.result_type(other.dtype, value, np.float16), like=other)
-    return value
+def in_dtype_of(value, *operands):
+    """A Python number `value` as a 0-d array of float_dtype(*operands), on the device of the
+    first array among them, when there is one (`fnp.where(mask, 1.0, value)` of two Python
+    numbers would otherwise make a strong float64 array); anything else unchanged."""
+    arrays = [o for o in operands if hasattr(o, "dtype")]
+    if not is_python_number(value) or not arrays:
+        return value
+    from .. import numpy as fnp
+    return fnp.asarray(value, dtype=float_dtype(*operands), like=arrays[0])

@@ -157,7 +157,7 @@ def _norm_ppf(q, loc=0.0, scale=1.0):
         ...                  [0.1, 0.5]))
         True
     """
-    return loc + scale * special.ndtri(as_operand(q))
+    return loc + scale * weak(special.ndtri, as_operand(q))
 
 
 norm = types.SimpleNamespace(logpdf=_norm_logpdf, pdf=_norm_pdf, cdf=_norm_cdf,
