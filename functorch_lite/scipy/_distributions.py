@@ -1,5 +1,5 @@
 """scipy.stats distributions beyond the normal ones (as jax.scipy.stats): t, gamma, beta,
-uniform, expon (logpdf, pdf, cdf; sf for t, gamma and beta) and the discrete poisson and binom
+uniform, expon (logpdf, pdf, cdf, sf) and the discrete poisson and binom
 (logpmf, pmf, cdf, sf), as composites of library ops. The densities are differentiable in x and
 every parameter; the cdf and sf of t, gamma, beta, poisson and binom go through the incomplete
 gamma and beta functions, so they are differentiable in x, loc, scale, mu and p but not in the
