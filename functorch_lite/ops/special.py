@@ -156,11 +156,41 @@ Examples:
     True
 """)
 polygamma = defop("polygamma", lambda xp, x, n: special_module(xp).polygamma(n, x),
-                  doc="The n-th derivative of digamma (n a static non-negative integer).")
+                  doc="""The n-th derivative of digamma, the primitive behind
+functorch_lite.scipy.special.polygamma(n, x).
+
+Elementwise, as scipy.special.polygamma; its derivative in x is polygamma of order n + 1.
+
+Args:
+    x: real array (or scalar).
+    n: the order, a static non-negative integer (a keyword).
+
+Returns:
+    An array of x's shape and float dtype.
+
+Raises:
+    ImportError: SciPy is not installed (the `scipy` extra).
+
+Examples:
+    >>> import numpy as np
+    >>> from functorch_lite.ops.special import polygamma
+    >>> bool(np.isclose(polygamma(1.0, n=1), np.pi ** 2 / 6))
+    True
+""")
 
 gamma = _special_op("gamma", """The gamma function, Gamma(n) = (n - 1)! at positive integers.
 
-Elementwise, as scipy.special.gamma; its derivative is gamma(x) digamma(x).
+Elementwise, as scipy.special.gamma; its derivative is gamma(x) digamma(x). Overflows to inf
+beyond x = 171.6 (float64): use gammaln there.
+
+Args:
+    x: real array (or scalar).
+
+Returns:
+    An array of x's shape and float dtype (inf at the poles 0, -1, -2, ...).
+
+Raises:
+    ImportError: SciPy is not installed (the `scipy` extra).
 
 Examples:
     >>> import numpy as np
@@ -174,6 +204,15 @@ lower tail.
 
 Elementwise, as scipy.special.log_ndtr; its derivative, the density over the CDF, is computed
 as exp(log density - log_ndtr(x)) so it stays finite where ndtr underflows.
+
+Args:
+    x: real array (or scalar).
+
+Returns:
+    An array of x's shape and float dtype, at most 0.
+
+Raises:
+    ImportError: SciPy is not installed (the `scipy` extra).
 
 Examples:
     >>> import numpy as np

@@ -14,6 +14,7 @@ from ..ops.bessel import i0, i0e, i1e  # noqa: F401
 from ..ops.special import digamma, erf, erfc, erfinv, gammaln, ndtri, polygamma as _polygamma
 from ..ops.special import gamma, log_ndtr  # noqa: F401
 from ..ops.special import betainc, gammainc, gammaincc  # noqa: F401
+from ._weak import in_dtype_of, weak
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma", "expit", "logit",
            "logsumexp", "xlogy", "xlog1py", "softmax", "log_softmax", "ndtr", "ndtri",
@@ -170,6 +171,7 @@ def xlogy(x, y):
         0.0
     """
     x, y = as_operand(x), as_operand(y)
+    y = in_dtype_of(y, x)                      # a Python y stays weak
     bad = fnp.logical_and(fnp.equal(x, 0), fnp.logical_not(fnp.greater(y, 0)))
     return x * fnp.log(fnp.where(bad, 1.0, y))
 
@@ -194,6 +196,7 @@ def xlog1py(x, y):
         array([0., 0.])
     """
     x, y = as_operand(x), as_operand(y)
+    y = in_dtype_of(y, x)
     bad = fnp.logical_and(fnp.equal(x, 0), fnp.logical_not(fnp.greater(y, -1)))
     return x * fnp.log1p(fnp.where(bad, 0.0, y))
 
@@ -287,7 +290,7 @@ def betaln(a, b):
         True
     """
     a, b = as_operand(a), as_operand(b)
-    return gammaln(a) + gammaln(b) - gammaln(a + b)
+    return weak(gammaln, a) + weak(gammaln, b) - gammaln(a + b)   # a Python number stays weak
 
 
 def entr(x):

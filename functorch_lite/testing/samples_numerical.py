@@ -193,10 +193,13 @@ def _entr(rng):
 
 
 def _dist(rng, *params, dtype=F64, support=REAL):
+    """The parameters as Python numbers (with float64 and float32 x: Python numbers are weak, so
+    the result keeps x's dtype), float64 and float32 arrays."""
     return [S(_a(rng, 5, domain=support), *params),
             S(_a(rng, 2, 3, domain=support), *[np.asarray(p, dtype) for p in params]),
             S(_a(rng, 4, dtype=F32, domain=support),
-              *[np.asarray(p, F32) for p in params])]
+              *[np.asarray(p, F32) for p in params]),
+            S(_a(rng, 3, dtype=F32, domain=support), *[float(p) for p in params])]
 
 
 def _positive_params(rng, k):
@@ -224,7 +227,8 @@ def _stats(name, method, samples, **kw):
 def _counts(rng):
     return [S(rng.integers(0, 8, 5), rng.uniform(0.5, 4.0, ())),
             S(rng.integers(0, 8, (2, 3)), rng.uniform(0.5, 4.0, (3,))),
-            S(np.array([-1, 2, 0]), np.array(rng.uniform(0.5, 4.0), F32))]
+            S(np.array([-1, 2, 0]), np.array(rng.uniform(0.5, 4.0), F32)),
+            S(np.array([0.0, 3.0, 1.0], F32), float(rng.uniform(0.5, 4.0)))]
 
 
 def _binom(rng):
@@ -272,9 +276,10 @@ def _scipy_entries():
         _stats("beta", "logpdf", lambda rng: _dist(rng, *_positive_params(rng, 2),
                                                    support=UNIT_INTERIOR)),
         _stats("uniform", "logpdf", lambda rng: _dist(rng, -0.5, 3.0, support=UNIT_INTERIOR)),
-        _stats("uniform", "cdf", lambda rng: _dist(rng, -2.5, 5.0)),
+        *[_stats("uniform", method, lambda rng: _dist(rng, -2.5, 5.0)) for method in ["cdf", "sf"]],
         _stats("expon", "logpdf", lambda rng: _dist(rng, 0.1, 1.5, support=POSITIVE)),
-        _stats("expon", "cdf", lambda rng: _dist(rng, 0.1, 1.5, support=POSITIVE)),
+        *[_stats("expon", method, lambda rng: _dist(rng, 0.1, 1.5, support=POSITIVE))
+          for method in ["cdf", "sf"]],
         _stats("poisson", "logpmf", _counts, skips=_COUNT_SKIPS),
         *[OpInfo(f"scipy.special.{name}", getattr(special, name),
                  _in_input_dtype(getattr(scipy_special, name)), _incomplete(shapes, draw),

@@ -179,7 +179,8 @@ def _norm(domain):
                 S(_a(rng, 2, 3, domain=domain), _a(rng, 3), _a(rng, 2, 1, domain=POSITIVE)),
                 S(_a(rng, domain=domain), _a(rng, 4), 1.5),
                 S(_a(rng, 3, dtype=F32, domain=domain), _a(rng, 3, dtype=F32),
-                  _a(rng, 3, dtype=F32, domain=POSITIVE))]
+                  _a(rng, 3, dtype=F32, domain=POSITIVE)),
+                S(_a(rng, 4, dtype=F32, domain=domain), 0.5, 2.0)]     # Python numbers are weak
     return samples
 
 
