@@ -337,9 +337,10 @@ def while_loop(cond_fun, body_fun, init_val):
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """`val = body_fun(i, val)` for i in range(lower, upper) (jax.lax.fori_loop).
 
-    With bounds that are the same for every example, `i` is a Python int (a traced 0-d int64
-    array when ft.jit compiles the loop, Note [compiled loops]). Bounds batched under vmap make
-    it a while_loop over (i, val) with per-example trip counts (i then an array).
+    With bounds that are the same for every example, `i` is a Python int (also when ft.jit
+    compiles the loop; a 0-d int64 array when a transform runs between ft.jit and the loop,
+    Note [compiled loops]). Bounds batched under vmap make it a while_loop over (i, val) with
+    per-example trip counts (i then an array).
 
     Args:
         lower: the first index (an integer scalar).
