@@ -92,6 +92,37 @@ def test_captured_views_share_one_snapshot():
     assert g.traces == 0
 
 
+def test_a_captured_view_keeps_its_layout():
+    # a broadcast view of an array whose axes are permuted in memory: a copy in another layout
+    # (the zero stride made real) sends matmul down another path, off by an ulp
+    rng = np.random.default_rng(0)
+    M = rng.standard_normal((2, 4, 4)).transpose(1, 0, 2) * 1.0
+    C = np.broadcast_to(M[:, None], (4, 3, 2, 4))
+    f = lambda x: C @ x   # noqa: E731
+    xs = [rng.standard_normal((4, 3, 4, 1)) for _ in range(10)]
+    wants = [f(x) for x in xs]
+    j = ft.jit(f)
+    j(xs[0])
+    M *= 10.0                        # still the traced values: the constant is a copy
+    for x, want in zip(xs, wants):
+        assert same_bits(j(x), want)
+
+
+def test_a_constant_the_transforms_make_keeps_its_layout():
+    # grad of vmap(out_dims=1) of a Gram matrix: the cotangent reaching the matmuls is a
+    # broadcast view of a transposed temporary, a constant of the program
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((2, 2, 2))
+
+    def gram_mean(a):
+        a = fnp.arctan(a)
+        return fnp.mean(a @ fnp.swapaxes(a, -1, -2), axis=0)
+    f = ft.grad(lambda x: fnp.sum(ft.vmap(gram_mean, out_dims=1)(x) * w))
+    xs = [rng.standard_normal((2, 2, 2, 1)) for _ in range(20)]
+    for got, want in _calls(f, *[(x,) for x in xs])[0]:
+        assert same_bits(got, want)
+
+
 # -- 3. static arguments by type and value ---------------------------------------------------
 
 def test_static_values_that_hash_equal_get_their_own_programs():
