@@ -123,6 +123,21 @@ def test_a_constant_the_transforms_make_keeps_its_layout():
         assert same_bits(got, want)
 
 
+@pytest.mark.parametrize("copy", [
+    lambda a: a.copy(),                            # ndarray.copy: C order
+    lambda a: fnp.copy(a, order="C"),
+    lambda a: ft.vjp(lambda b: b, a)[0],           # vjp and linearize copy their inputs
+    lambda a: ft.linearize(lambda b: b, a)[0],
+], ids=["method", "fnp.copy", "vjp", "linearize"])
+def test_a_copy_that_changes_the_layout_is_made_as_eagerly(copy):
+    # a row sum of a transposed argument: of the C-contiguous copy eagerly, so in the program
+    f = lambda x: fnp.sum(fnp.sin(copy(x)), axis=1)   # noqa: E731
+    rng = np.random.default_rng(0)
+    xs = [(rng.standard_normal((1000, 3)).T,) for _ in range(5)]
+    for got, want in _calls(f, *xs)[0]:
+        assert same_bits(got, want)
+
+
 # -- 3. static arguments by type and value ---------------------------------------------------
 
 def test_static_values_that_hash_equal_get_their_own_programs():

@@ -39,6 +39,7 @@ class TraceTensor(TransformTensor):
     """A value under ft.jit: its trace-time value and the Var that names it in the program."""
 
     __slots__ = ("value", "var")
+    replays_layout = True
 
     def __init__(self, value, var, interpreter):
         self.value = value
