@@ -138,6 +138,16 @@ def test_a_copy_that_changes_the_layout_is_made_as_eagerly(copy):
         assert same_bits(got, want)
 
 
+def test_a_copy_in_the_same_layout_is_dropped_and_the_result_is_still_fresh():
+    x = np.arange(6.0).reshape(2, 3)
+    j = ft.jit(lambda a: a.copy())
+    for _ in range(2):
+        out = j(x)
+        assert same_bits(out, x) and not np.shares_memory(out, x)
+    assert "copy" not in str(j.lower(x).optimized)
+    assert "copy" in str(j.lower(x.T).optimized)      # C order from a transpose: a real copy
+
+
 # -- 3. static arguments by type and value ---------------------------------------------------
 
 def test_static_values_that_hash_equal_get_their_own_programs():
