@@ -196,6 +196,10 @@ class TransformTensor(Tensor):
     """
 
     __slots__ = ("_interpreter",)
+    replays_layout = False
+    """True for a wrapper that stands for a raw array in a program replayed later (ft.jit's
+    tracer): a copy that only changes the memory layout is made on it as on a raw array,
+    since the layout decides the last bits of a reduction or a product downstream."""
 
     @property
     def shape(self):
@@ -318,6 +322,7 @@ def _install_array_methods():
     Tensor.conj = Tensor.conjugate = lambda self: fnp.conj(self)   # an Op is no method
     Tensor.flatten = lambda self, order="C": fnp.ravel(self, order)  # not a numpy function
     Tensor.astype = lambda self, dtype, copy=True: fnp.astype(self, dtype)
+    Tensor.copy = lambda self, order="C": fnp.copy(self, order)   # ndarray.copy's default
 
 
 def _require_bool(a, b, symbol):

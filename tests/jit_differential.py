@@ -13,7 +13,9 @@ so its outputs include an argument returned as it is, a value returned twice in 
 a view. The calls: new random values of the arguments' dtype (float64, or float32 for the
 whole case), the same again, `K` changed in place (the rule: a captured array is read when the
 function is traced, so the expected result is eager with K's traced value), static arguments
-of each type in turn, and a second dtype. After every call, each output must equal eager's bit
+of each type in turn, a second dtype, and the arguments in other layouts (Fortran order twice:
+a new signature, then its program; then every other element of wider arrays): vjp's copy of
+its inputs, and every reduction and product downstream, follow the layout. After every call, each output must equal eager's bit
 for bit (values and the sign of zero; a NaN as a NaN, its sign and payload being no part of the
 contract), dtype and shape, and no output may share memory with an argument or another output.
 
@@ -40,6 +42,18 @@ def same_bits(got, want):
                    np.array_equal(np.signbit(a) & ~np.isnan(a), np.signbit(b) & ~np.isnan(b))
                    for a, b in parts)
     return np.array_equal(got, want)
+
+
+def _strided(a, fortran):
+    """a's values in another layout: Fortran order (reversed for fewer than two axes), or every
+    other element of the last axis of a wider array in Fortran order."""
+    if a.ndim == 0:
+        return a
+    if fortran:
+        return np.asfortranarray(a) if a.ndim >= 2 else np.ascontiguousarray(a[::-1])[::-1]
+    wide = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), a.dtype, order="F")
+    wide[..., ::2] = a
+    return wide[..., ::2]
 
 
 def _leaves(out):
@@ -86,6 +100,11 @@ class JitCase:
             out.append(("K changed in place", (x, y, self.scalar, self.statics[0]),
                         lambda K: K.__imul__(-3.0)))
             out.append(("another static", (x, y, self.scalar, self.statics[1]), None))
+        x, y = (a.astype(self.dtypes[0]) for a in self.case.inputs_for(self.stage, rng))
+        for what, fortran in (("Fortran order", True), ("Fortran order again", True),
+                              ("strided views", False)):
+            out.append((what, (_strided(x, fortran), _strided(y, fortran), self.scalar,
+                               self.statics[0]), None))
         return out
 
     def run(self):

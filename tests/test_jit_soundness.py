@@ -93,6 +93,62 @@ def test_captured_views_share_one_snapshot():
     assert g.traces == 0
 
 
+def test_a_captured_view_keeps_its_layout():
+    # a broadcast view of an array whose axes are permuted in memory: a copy in another layout
+    # (the zero stride made real) sends matmul down another path, off by an ulp
+    rng = np.random.default_rng(0)
+    M = rng.standard_normal((2, 4, 4)).transpose(1, 0, 2) * 1.0
+    C = np.broadcast_to(M[:, None], (4, 3, 2, 4))
+    f = lambda x: C @ x   # noqa: E731
+    xs = [rng.standard_normal((4, 3, 4, 1)) for _ in range(10)]
+    wants = [f(x) for x in xs]
+    j = ft.jit(f)
+    j(xs[0])
+    M *= 10.0                        # still the traced values: the constant is a copy
+    for x, want in zip(xs, wants):
+        assert same_bits(j(x), want)
+
+
+def test_a_constant_the_transforms_make_keeps_its_layout():
+    # grad of vmap(out_dims=1) of a Gram matrix: the cotangent reaching the matmuls is a
+    # broadcast view of a transposed temporary, a constant of the program
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((2, 2, 2))
+
+    def gram_mean(a):
+        a = fnp.arctan(a)
+        return fnp.mean(a @ fnp.swapaxes(a, -1, -2), axis=0)
+    f = ft.grad(lambda x: fnp.sum(ft.vmap(gram_mean, out_dims=1)(x) * w))
+    xs = [rng.standard_normal((2, 2, 2, 1)) for _ in range(20)]
+    for got, want in _calls(f, *[(x,) for x in xs])[0]:
+        assert same_bits(got, want)
+
+
+@pytest.mark.parametrize("copy", [
+    lambda a: a.copy(),                            # ndarray.copy: C order
+    lambda a: fnp.copy(a, order="C"),
+    lambda a: ft.vjp(lambda b: b, a)[0],           # vjp and linearize copy their inputs
+    lambda a: ft.linearize(lambda b: b, a)[0],
+], ids=["method", "fnp.copy", "vjp", "linearize"])
+def test_a_copy_that_changes_the_layout_is_made_as_eagerly(copy):
+    # a row sum of a transposed argument: of the C-contiguous copy eagerly, so in the program
+    f = lambda x: fnp.sum(fnp.sin(copy(x)), axis=1)   # noqa: E731
+    rng = np.random.default_rng(0)
+    xs = [(rng.standard_normal((1000, 3)).T,) for _ in range(5)]
+    for got, want in _calls(f, *xs)[0]:
+        assert same_bits(got, want)
+
+
+def test_a_copy_in_the_same_layout_is_dropped_and_the_result_is_still_fresh():
+    x = np.arange(6.0).reshape(2, 3)
+    j = ft.jit(lambda a: a.copy())
+    for _ in range(2):
+        out = j(x)
+        assert same_bits(out, x) and not np.shares_memory(out, x)
+    assert "copy" not in str(j.lower(x).optimized)
+    assert "copy" in str(j.lower(x.T).optimized)      # C order from a transpose: a real copy
+
+
 # -- 3. static arguments by type and value ---------------------------------------------------
 
 def test_static_values_that_hash_equal_get_their_own_programs():

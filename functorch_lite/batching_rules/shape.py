@@ -6,6 +6,11 @@ from .helpers import batch_size, broadcast_batch, flatten_examples, move_bdim, \
     move_bdim_to_front, physical_axis
 
 
+@sh.copy.def_batch_rule
+def copy_batch_rule(args, bdims, order="K"):
+    return sh.copy(args[0], order=order), bdims[0]
+
+
 @sh.reshape.def_batch_rule
 def reshape_batch_rule(args, bdims, shape, order="C"):
     x, bdim = args[0], bdims[0]

@@ -2,7 +2,7 @@
 from ..ops import shape as sh
 from .jvp_helpers import def_linear, def_variadic_linear
 
-for _op in (sh.reshape, sh.transpose, sh.broadcast_to, sh.diagonal, sh.roll):
+for _op in (sh.reshape, sh.transpose, sh.broadcast_to, sh.diagonal, sh.roll, sh.copy):
     def_linear(_op)
 def_variadic_linear(sh.concatenate)
 

@@ -81,6 +81,7 @@ def _roll_vjp(g, out, x, shift, axis=None):
 defvjp(sh.reshape, lambda g, o, x, shape, order="C": sh.reshape(g, shape=shape_of(x),
                                                                   order=order))
 defvjp(sh.transpose, _transpose_vjp)
+defvjp(sh.copy, lambda g, o, x, order="K": g)
 defvjp(sh.broadcast_to, lambda g, o, x, shape: g)  # summed down by reverse mode
 sh.concatenate.def_vjp(_concatenate_vjp)
 sh.unstack.def_vjp(_unstack_vjp)

@@ -7,7 +7,8 @@ layout, and with it the summation order of a reduction downstream), so broadcast
 promotion are never lost, and only where the identity is
 exact in IEEE arithmetic for every input, infinities, NaN and signed zeros included: x * 1 and
 x / 1 always; x + z only for a zero z that adds nothing (-0.0, or an integer zero: x + 0.0
-turns -0.0 into 0.0); x - z only for +0.0 or an integer zero. The constants these rows look
+turns -0.0 into 0.0); x - z only for +0.0 or an integer zero; a copy that keeps x's layout
+(the program's outputs are fresh memory anyway). The constants these rows look
 for are what the transforms feed in: identity matrices and one-hot bases (jacrev, jacfwd,
 hessian), ones (the seed of grad), zeros (symbolic zeros made concrete).
 
@@ -111,6 +112,7 @@ RULES = [
     ("true_divide", _other_if(1, _ones)),
     ("reshape", _reshape_to_same_shape),         # reshape to its own shape -> x
     ("getitem", _full_slices),                   # x[0:n] on n rows -> x
+    ("copy", lambda eqn: eqn.ins[0]),            # a copy in x's own layout -> x
 ]
 _TABLE = {}
 for _name, _rule in RULES:

@@ -39,6 +39,7 @@ class TraceTensor(TransformTensor):
     """A value under ft.jit: its trace-time value and the Var that names it in the program."""
 
     __slots__ = ("value", "var")
+    replays_layout = True
 
     def __init__(self, value, var, interpreter):
         self.value = value
@@ -93,6 +94,7 @@ class TraceInterpreter(Interpreter):
         self.input_names = input_names
         self.inputs = []
         self.snapshots = {}  # id(array) -> (array, its copy): Note [captured constants]
+        self.memory = {}     # id(array owning memory) -> (it, (copy of its bytes, offset))
         self.python_arithmetic = False  # a Python operator on Python scalars is running
 
     def new_var(self, value):
@@ -164,17 +166,34 @@ class TraceInterpreter(Interpreter):
         return entry[1]
 
     def _copy(self, value):
-        base = value.base      # a view of one copy of its base keeps its strides
-        if (type(value) is np.ndarray and type(base) is np.ndarray and base.base is None
-                and (base.flags.c_contiguous or base.flags.f_contiguous)):
-            copy = self.snapshot(base)
-            offset = value.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-            try:
-                return np.ndarray(value.shape, value.dtype, buffer=copy, offset=offset,
-                                  strides=value.strides)
-            except (TypeError, ValueError):
-                pass
-        return value.copy(order="K")
+        """A copy with value's exact layout: its strides (a zero stride of broadcast_to, a
+        transpose's order) and its offset in its memory, so every kernel that reads the
+        constant takes the path it takes eagerly (a layout-blind copy would make a broadcast
+        view contiguous, and matmul then sums in another order). A NumPy view is rebuilt on
+        the copy of the array that owns its memory, so views of one array stay views of one
+        copy."""
+        if type(value) is not np.ndarray or value.dtype.hasobject or value.size == 0:
+            return value.copy(order="K")
+        root = value
+        while type(root.base) is np.ndarray:
+            root = root.base
+        owner = root if root.base is None else value   # memory NumPy allocated, or the view
+        buffer, start = self._copy_memory(owner)
+        offset = start + _address(value) - _address(owner)
+        return np.ndarray(value.shape, value.dtype, buffer=buffer, offset=offset,
+                          strides=value.strides)
+
+    def _copy_memory(self, owner):
+        """(bytes, offset of owner's first element in them): a copy of the memory `owner`
+        spans, taken once per owner."""
+        entry = self.memory.get(id(owner))
+        if entry is None:
+            low, high = _span(owner)
+            buffer = np.empty(high - low, np.uint8)
+            np.copyto(np.ndarray(owner.shape, owner.dtype, buffer=buffer, offset=-low,
+                                 strides=owner.strides), owner)
+            entry = self.memory[id(owner)] = (owner, (buffer, -low))
+        return entry[1]
 
     def concretize(self, tensor, kind):
         what = {"bool": "a Python bool (if/while on it)", "int": "a Python int",
@@ -230,3 +249,14 @@ def _outputs(leaves, interp):
             atoms.append(Const(x))
             values.append(x.copy() if hasattr(x, "copy") else x)
     return atoms, values
+
+
+def _address(array):
+    return array.__array_interface__["data"][0]
+
+
+def _span(array):
+    """(lowest, highest + 1) byte offsets of array's elements from its first element."""
+    low = sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(array.shape, array.strides) if s > 0)
+    return low, high + array.itemsize

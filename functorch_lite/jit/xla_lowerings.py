@@ -342,6 +342,7 @@ LOWERINGS.update({
     # shapes
     "reshape": lambda ctx, x, shape, order="C": jnp.reshape(x, shape, order=order),
     "transpose": lambda ctx, x, axes=None: jnp.transpose(x, axes),
+    "copy": lambda ctx, x, order="K": x,   # XLA chooses layouts itself
     "broadcast_to": lambda ctx, x, shape: jnp.broadcast_to(x, shape),
     "concatenate": lambda ctx, *xs, axis=0: jnp.concatenate(_promote(*xs), axis=axis),
     "pad": lambda ctx, x, pad_width, constant_values=0: jnp.pad(

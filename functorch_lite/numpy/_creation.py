@@ -3,6 +3,7 @@ for every example and has no derivative. `*_like` of a wrapper uses its logical 
 import numpy as np
 
 from ..backend import device_modules, module_of
+from ..ops import shape as sh
 from ..tensor import Tensor
 from ._util import check_device, dtype_of, holds_wrapper, like_module, shape, xp_of
 
@@ -320,9 +321,9 @@ def asarray(a, dtype=None, order=None, *, like=None, copy=None):
 def copy(a, order="K", subok=False):
     """As numpy.copy: a copy of `a`.
 
-    A wrapper (a value under a transform) is an immutable value (updates go through
-    x.at[...]), so its copy is the wrapper itself, as jnp.copy; a raw array is copied as NumPy
-    does.
+    A raw array is copied as NumPy does; a wrapper (a value under a transform) through the
+    `copy` op, the identity to every derivative: the copy's memory layout decides the last
+    bits of what reads it, so ft.jit's program makes it as eager code does.
 
     Args:
         a: an array, a scalar or a wrapper.
@@ -330,16 +331,14 @@ def copy(a, order="K", subok=False):
         subok: accepted for NumPy compatibility; ignored.
 
     Returns:
-        A new array, or the wrapper `a`.
+        A new array (a wrapper when `a` is one).
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.copy(np.array([1, 2]))
         array([1, 2])
     """
-    if isinstance(a, Tensor):
-        return a
-    return module_of(a).array(a, copy=True, order=order) if hasattr(a, "shape") else np.copy(a)
+    return sh.copy(a, order=order) if hasattr(a, "shape") else np.copy(a)
 
 
 def _first_wrapper(obj):

@@ -64,6 +64,13 @@ pad = defop("pad", lambda xp, x, pad_width, constant_values=0:
             doc="Constant padding; pad_width is a tuple of (before, after) pairs, one per axis.")
 diagonal = defop("diagonal", lambda xp, x, offset=0, axis1=0, axis2=1:
                  xp.diagonal(x, offset, axis1, axis2))
+copy = defop("copy", lambda xp, x, order="K": xp.array(x, copy=True, order=order),
+             doc="""A copy of x in the memory layout `order` ("K", "C", "F" or "A"), as numpy.copy.
+
+    The identity to every derivative. An op, not a no-op on traced values, because a layout
+    decides the last bits of what reads it (a reduction's summation order, a BLAS kernel's
+    choice): ft.jit's program makes the copy eager code makes (a transposed argument that
+    `x.copy()` makes C-contiguous is summed row by row there too).""")
 roll = defop("roll", lambda xp, x, shift, axis=None: xp.roll(x, shift, axis))
 unstack = defop("unstack", lambda xp, x, axis=0: tuple(xp.moveaxis(x, axis, 0)),
                 multiple_results=True, numpy_impl=getattr(np, "unstack", None),  # NumPy >= 2.1

@@ -252,7 +252,8 @@ CREATION = [
                             S([_a(r), _a(r)], name="f64_list_of_0d"),
                             S(_a(r, 2, dtype=F32))]),
     _op("copy", lambda r: [S(_a(r, 2, 3)), S(_a(r)), S(_a(r, 3, dtype=F32)),
-                           S(_a(r, 2, dtype=I64))]),
+                           S(_a(r, 2, dtype=I64)), S(_a(r, 3, 2).T, order="C"),
+                           S(_a(r, 2, 3), order="F")]),
 ]
 
 ENTRIES = SHAPE + INDEXING + AT + CREATION

@@ -229,5 +229,7 @@ def fresh_outputs(out, inputs):
 
 def private_copy(x):
     """A copy of a raw array, which its owner may write into later; wrappers (never written in
-    place) and Python scalars as they are. See Note [residual snapshots] in reverse.py."""
-    return x.copy() if is_array(x) else x
+    place) and Python scalars as they are, except a wrapper that stands for a raw array in a
+    replayed program (`replays_layout`, ft.jit's): its copy is recorded, so the program reads
+    the layout eager code reads. See Note [residual snapshots] in reverse.py."""
+    return x.copy() if is_array(x) or getattr(x, "replays_layout", False) else x

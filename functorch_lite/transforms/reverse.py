@@ -34,7 +34,9 @@ may have written into those arrays in place (`w -= lr * g`). So vjp copies the r
 before running f (every residual derived from an input is then derived from the private copy,
 views included), and returns copies of the output and aux arrays (the tape may keep the output
 itself as a residual). Arrays f closes over are not copied: they are part of the function.
-Internal callers that use vjp_fn at once (jacrev) skip the copies.
+Internal callers that use vjp_fn at once (jacrev) skip the copies. ft.jit's traced values stand
+for raw arrays (`replays_layout`), so their copies are recorded: the copy is C-contiguous, and
+a transposed input's reductions downstream sum in the copy's order in the program too.
 
 A vjp rule may declare `rule.takes_needed = True`; it then receives `needed`, a tuple of bools
 saying which operands want a cotangent, and may skip the others (matmul skips the data operand
