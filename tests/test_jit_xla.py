@@ -211,6 +211,24 @@ def test_big_closure_constants_are_arguments_and_small_ones_are_compiled_in():
 
 
 @needs_jax
+def test_uniform_constant_arrays_are_compiled_as_broadcast_scalars():
+    """A mean's 1/n seed is compiled in as a broadcast scalar (no argument, no memory read);
+    a constant that differs from its first element in any bit, -0.0 against 0.0 included,
+    is kept as it is."""
+    mean_square = ft.jit(ft.grad(lambda x: np.mean(x ** 2)), backend="xla")
+    x = np.linspace(-1, 1, 600)
+    mean_square(x)
+    assert mean_square.lower(x).fn.consts == []
+    np.testing.assert_allclose(mean_square(x), 2 * x / x.size, rtol=1e-15)
+    signed = np.zeros(600)
+    signed[1::2] = -0.0
+    f = ft.jit(lambda x: 1.0 / (x * 0.0 + signed), backend="xla")
+    f(x)
+    assert len(f.lower(x).fn.consts) == 1
+    np.testing.assert_array_equal(f(x), 1.0 / (x * 0.0 + signed))   # +-inf, signs as NumPy
+
+
+@needs_jax
 def test_threads_share_one_xla_function():
     import threading
     f = ft.jit(ft.vmap(ft.grad(lambda w, x: np.sum(np.tanh(x @ w) ** 2)), in_dims=(None, 0)),

@@ -214,7 +214,7 @@ class Jitted:
         self.max_retraces = max_retraces
         self.cache_size = cache_size
         self._cache = {}  # signature -> _Compiled; reads need no lock
-        self._fast = {}   # (type, shape, dtype) per positional array -> the same _Compiled
+        self._fast = {}   # __call__'s key of all-array calls -> the same _Compiled
         self._lock = threading.Lock()
         self._clock = 0   # counts calls: a _Compiled's `used` is the call that last ran it
         self.traces = 0
@@ -273,17 +273,25 @@ class Jitted:
         if current_level() > 0:
             return self.f(*args, **kwargs)  # inside a transform: run inline (module docstring)
         self._clock += 1
+        fast_key = None
         if not kwargs and not self.static_argnums and not self.static_argnames:
-            # Fast path: positional arrays; the key is their types, shapes, dtypes, strides.
+            # Fast path: array leaves, keyed by their types, shapes, dtypes and strides (and
+            # the pytree structure when an argument is a container: flattened only then).
+            leaves = args
             try:
-                compiled = self._fast.get(tuple([(a.__class__, a.shape, a.dtype, a.strides)
-                                                 for a in args]))
-            except AttributeError:  # a Python scalar or a pytree among the arguments
-                compiled = None
+                fast_key = tuple([(a.__class__, a.shape, a.dtype, a.strides) for a in args])
+            except AttributeError:   # a container, a Python scalar among the arguments
+                leaves, spec = optree.tree_flatten(args)
+                try:
+                    fast_key = (spec, tuple([(a.__class__, a.shape, a.dtype, a.strides)
+                                             for a in leaves]))
+                except AttributeError:   # a Python scalar or another leaf: the full split
+                    pass
+            compiled = self._fast.get(fast_key) if fast_key is not None else None
             if compiled is not None:
                 compiled.used = self._clock
                 try:
-                    return compiled.run(*args)
+                    return compiled.run(*leaves)
                 except StaleShape:
                     pass
         split = _Split(self, args, kwargs)
@@ -296,7 +304,7 @@ class Jitted:
                 return compiled.run(*[x for x, d in zip(split.leaves, split.dynamic) if d])
             except StaleShape:   # a value-dependent shape changed: trace this call again
                 pass
-        compiled, first = self._compile(split)
+        compiled, first = self._compile(split, fast_key)
         return optree.tree_unflatten(compiled.out_tree, first)  # the tracing run's outputs
 
     def __get__(self, obj, objtype=None):
@@ -304,7 +312,7 @@ class Jitted:
         static through static_argnums=0; see _static_leaf)."""
         return self if obj is None else functools.partial(self, obj)
 
-    def _compile(self, split):
+    def _compile(self, split, fast_key=None):
         leaves = [x for x, d in zip(split.leaves, split.dynamic) if d]
         # the device of the device arrays: NumPy arrays beside them (labels, masks) only
         # select, and the ops that read them move them, as in eager code
@@ -320,11 +328,11 @@ class Jitted:
         compiled = _Compiled(traced, optimize(traced), xp,
                              [v.id for v, m in zip(traced.inputs, moved) if m], self.backend)
         compiled.key, compiled.used = split.key, self._clock
-        if all(type(x) is np.ndarray or is_array(x) for x in leaves) and \
-                split.tree == optree.tree_structure((tuple(leaves), {})) and \
-                not self.static_argnums and not self.static_argnames:
-            compiled.fast_key = tuple([(a.__class__, a.shape, a.dtype, a.strides)
-                                       for a in leaves])
+        if fast_key is not None and len(leaves) == len(split.leaves) and \
+                all(type(x) is np.ndarray or is_array(x) for x in leaves) and \
+                ((fast_key and isinstance(fast_key[0], optree.PyTreeSpec)) or
+                 split.tree == optree.tree_structure((tuple(leaves), {}))):
+            compiled.fast_key = fast_key   # computed by __call__ from these very leaves
         with self._lock:
             self.traces += 1
             if self.traces > self.max_retraces and not self._warned:

@@ -69,11 +69,12 @@ def _jax():
     return jax
 
 
-def _x64(jax):
+def _x64_switch(jax):
+    """JAX's context manager that sets 64-bit types for its scope: `_x64_switch(jax)(True)`."""
     enable = getattr(jax, "enable_x64", None)
     if enable is None or not callable(enable):
         from jax.experimental import enable_x64 as enable  # JAX before 0.6
-    return enable(True)
+    return enable
 
 
 class XlaFunction:
@@ -83,14 +84,16 @@ class XlaFunction:
     def __init__(self, program, single):
         jax = _jax()
         self.jax, self.program, self.single = jax, program, single
-        big = {}
+        big, self._uniform = {}, {}
         for eqn in program.eqns:
             for a in eqn.ins:
-                if isinstance(a, Const) and getattr(a.value, "size", 0) > _INLINE_SIZE:
+                if isinstance(a, Const) and _uniform(a.value):
+                    self._uniform[id(a.value)] = a.value
+                elif isinstance(a, Const) and getattr(a.value, "size", 0) > _INLINE_SIZE:
                     big.setdefault(id(a.value), a.value)
         big_ids = list(big)
         self.nchecks = 0
-        with _x64(jax):
+        with _x64_switch(jax)(True):
             specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in program.inputs]
             self.lowered = jax.jit(lambda *a: self._body(big_ids, *a)).lower(
                 *specs, *big.values())
@@ -98,6 +101,8 @@ class XlaFunction:
             self.consts = [jax.device_put(v) for v in big.values()]
         self.computed = [isinstance(a, Var) for a in program.outputs]
         self.nouts = sum(self.computed)
+        self._converts = [_converter(a) for a in program.outputs]
+        self._x64 = _x64_switch(jax)
 
     @property
     def source(self):
@@ -113,11 +118,15 @@ class XlaFunction:
         checks = []
         ctx = _Context(checks)
         host = xla_lowerings.HOST_ONLY
+        jnp = self.jax.numpy
+        uniform = {k: jnp.broadcast_to(jnp.asarray(v.flat[0]), v.shape)
+                   for k, v in self._uniform.items()}
 
         def read(atom):
             if isinstance(atom, Var):
                 return env[atom.id]
-            return consts.get(id(atom.value), atom.value)
+            key = id(atom.value)
+            return consts.get(key) if key in consts else uniform.get(key, atom.value)
         for eqn in program.eqns:
             ins = [read(a) for a in eqn.ins]
             lower = xla_lowerings.LOWERINGS.get(eqn.op.name)
@@ -134,36 +143,53 @@ class XlaFunction:
             for v, o in zip(eqn.outs, outs):
                 env[v.id] = _fit(self.jax, eqn, o, v)
         self.nchecks, self.nguards = len(checks), len(ctx.guards)
-        jnp = self.jax.numpy
         return ([jnp.asarray(read(a)) for a in program.outputs if isinstance(a, Var)] + checks
                 + ctx.guards)
 
     def __call__(self, *args):
-        with _x64(self.jax):
+        with self._x64(True):
             outs = self.compiled(*args, *self.consts)
-        if self.nguards and any(bool(f) for f in outs[self.nouts + self.nchecks:]):
-            raise StaleShape   # a value-dependent shape changed: the caller traces again
-        if self.nchecks and any(bool(f) for f in outs[self.nouts:self.nouts + self.nchecks]):
-            # a check failed: NumPy's replay raises the op's own error (or is the answer)
-            outs = [np.asarray(o) for o, c in zip(self.program.evaluate(*args), self.computed)
-                    if c]
+        if self.nguards or self.nchecks:
+            outs = self._checked(outs, args)
+        if self.single:
+            return self._converts[0](outs[0] if self.nouts else None)
+        if self.nouts == len(self._converts):   # every output computed: in order
+            return [c(o) for c, o in zip(self._converts, outs)]
         it = iter(outs)
-        results = [(_fresh(next(it)).item() if a.weak else _fresh(next(it))) if c
-                   else _copy(a.value) for a, c in zip(self.program.outputs, self.computed)]
-        return results[0] if self.single else results
+        return [c(next(it)) if k else c(None) for c, k in zip(self._converts, self.computed)]
+
+    def _checked(self, outs, args):
+        if any(bool(f) for f in outs[self.nouts + self.nchecks:]):
+            raise StaleShape   # a value-dependent shape changed: the caller traces again
+        if any(bool(f) for f in outs[self.nouts:self.nouts + self.nchecks]):
+            # a check failed: NumPy's replay raises the op's own error (or is the answer)
+            return [o for o, c in zip(self.program.evaluate(*args), self.computed) if c]
+        return outs
 
 
-def _fresh(out):
-    """A computed output as a new writable NumPy array (a NumPy scalar when 0-d, as ufuncs
-    and reductions give)."""
-    out = np.array(out)
-    return out[()] if out.ndim == 0 else out
+def _uniform(value):
+    """A floating constant array whose elements are all equal (a seed of ones, a mean's
+    1/n): compiled as a broadcast scalar, which XLA fuses, rather than read from memory."""
+    if type(value) is not np.ndarray or value.size < 2 or value.dtype.kind not in "fc":
+        return False
+    bits = np.ascontiguousarray(value).reshape(value.size, 1).view(np.uint8)
+    return bool((bits == bits[0]).all())   # bit for bit: -0.0 is not 0.0
 
 
-def _copy(value):
-    """A constant output: arrays are copied, so a caller writing into one changes no later
-    call's result (as codegen does)."""
-    return value.copy() if hasattr(value, "copy") else value
+def _converter(atom):
+    """How one output of the compiled function becomes a result: a computed array is copied
+    out of XLA's buffer (np.asarray of it is a read-only view) into a fresh writable array; a
+    0-d one becomes a NumPy scalar (as ufuncs and reductions give), a weak one a Python
+    scalar; a constant output is copied, so a caller writing into one changes no later call's
+    result (as codegen does)."""
+    if isinstance(atom, Const):
+        value = atom.value
+        return (lambda _: value.copy()) if hasattr(value, "copy") else (lambda _: value)
+    if atom.weak:
+        return lambda out: np.asarray(out).item()
+    if atom.shape == ():
+        return lambda out: np.asarray(out)[()]
+    return lambda out: np.asarray(out).copy()
 
 
 class _Context:
