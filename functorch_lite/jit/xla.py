@@ -10,6 +10,7 @@ are, and copies each result into a fresh, writable NumPy array. Programs are tra
 called with 64-bit types enabled for that scope only (`jax.enable_x64`), so float64 stays float64
 while the user's own JAX code keeps its setting. JAX is an optional dependency (the `xla` extra).
 """
+import math
 import os
 
 import numpy as np
@@ -21,6 +22,7 @@ from .ir import Const, Var
 BACKENDS = ("numpy", "xla")
 ENV_VAR = "FUNCTORCH_LITE_JIT_BACKEND"
 _INLINE_SIZE = 256  # array constants up to this size are compiled in; larger ones are arguments
+_PACK_SIZE = 8192   # array inputs up to this size are packed into one argument (_packing)
 
 _default = None
 
@@ -93,9 +95,13 @@ class XlaFunction:
                     big.setdefault(id(a.value), a.value)
         big_ids = list(big)
         self.nchecks = 0
+        self._packs, self._loose = _packing(program.inputs)
         with _x64_switch(jax)(True):
-            specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in program.inputs]
-            self.lowered = jax.jit(lambda *a: self._body(big_ids, *a)).lower(
+            specs = [jax.ShapeDtypeStruct((sum(_size(program.inputs[k]) for k in ks),),
+                                          program.inputs[ks[0]].dtype) for ks in self._packs]
+            specs += [jax.ShapeDtypeStruct(program.inputs[k].shape, program.inputs[k].dtype)
+                      for k in self._loose]
+            self.lowered = jax.jit(lambda *a: self._body(big_ids, *self._unpack(a))).lower(
                 *specs, *big.values())
             self.compiled = self.lowered.compile()
             self.consts = [jax.device_put(v) for v in big.values()]
@@ -146,9 +152,28 @@ class XlaFunction:
         return ([jnp.asarray(read(a)) for a in program.outputs if isinstance(a, Var)] + checks
                 + ctx.guards)
 
+    def _unpack(self, values):
+        """The compiled function's arguments (packed groups, loose inputs, constants) as the
+        program's inputs followed by the constants."""
+        inputs = [None] * len(self.program.inputs)
+        for flat, ks in zip(values, self._packs):
+            start = 0
+            for k in ks:
+                v = self.program.inputs[k]
+                inputs[k] = flat[start:start + _size(v)].reshape(v.shape)
+                start += _size(v)
+        rest = values[len(self._packs):]
+        for k, x in zip(self._loose, rest):
+            inputs[k] = x
+        return inputs + list(rest[len(self._loose):])
+
     def __call__(self, *args):
+        given = args
+        if self._packs:   # one transfer per group instead of one per array (_packing)
+            given = [np.concatenate([args[k].ravel() for k in ks]) for ks in self._packs]
+            given += [args[k] for k in self._loose]
         with self._x64(True):
-            outs = self.compiled(*args, *self.consts)
+            outs = self.compiled(*given, *self.consts)
         if self.nguards or self.nchecks:
             outs = self._checked(outs, args)
         if self.single:
@@ -165,6 +190,24 @@ class XlaFunction:
             # a check failed: NumPy's replay raises the op's own error (or is the answer)
             return [o for o, c in zip(self.program.evaluate(*args), self.computed) if c]
         return outs
+
+
+def _size(var):
+    return math.prod(var.shape)
+
+
+def _packing(inputs):
+    """The program's small array inputs grouped by dtype (positions, each group of two or more
+    passed as one flat array that the compiled function slices), and the other positions.
+    Handing JAX a NumPy array costs about two microseconds however small it is (a transfer and
+    its bookkeeping); copying a few small arrays into one costs less than one."""
+    groups = {}
+    for k, v in enumerate(inputs):
+        if not v.weak and _size(v) <= _PACK_SIZE:
+            groups.setdefault(np.dtype(v.dtype), []).append(k)
+    packs = [ks for ks in groups.values() if len(ks) > 1]
+    packed = {k for ks in packs for k in ks}
+    return packs, [k for k in range(len(inputs)) if k not in packed]
 
 
 def _uniform(value):
