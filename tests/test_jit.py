@@ -126,6 +126,12 @@ def test_pytree_arguments_key_the_cache_by_structure_and_leaves():
                                 ((a, (b,)), 7)]:
         np.testing.assert_allclose(g(params, x), f(params, x))
         assert g.traces == want_traces, (params, g.traces)
+    # a Python scalar is keyed by its type: a new type traces again, a new value does not
+    k = ft.jit(lambda x, s: x * s)
+    for s, want_traces in [(2.0, 1), (3.0, 1), (2, 2), (True, 3), (1j, 4), (5, 4)]:
+        out = k(x, s)
+        np.testing.assert_array_equal(out, x * s)
+        assert k.traces == want_traces and out.dtype == (x * s).dtype, (s, k.traces)
     # the same leaves as one tuple argument or as separate arguments are different calls
     h = ft.jit(lambda *args: args[0])
     first, second = h((a, b))

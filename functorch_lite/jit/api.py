@@ -72,6 +72,8 @@ def static_key(value):
     return scalar_key(value)
 
 
+_SCALAR_TYPES = frozenset(PYTHON_SCALARS)   # a Python scalar leaf is keyed by its type alone
+
 _IDENTITY_HASHED_OK = (types.FunctionType, types.BuiltinFunctionType, types.MethodType,
                        types.ModuleType, type, functools.partial)
 
@@ -214,7 +216,7 @@ class Jitted:
         self.max_retraces = max_retraces
         self.cache_size = cache_size
         self._cache = {}  # signature -> _Compiled; reads need no lock
-        self._fast = {}   # __call__'s key of all-array calls -> the same _Compiled
+        self._fast = {}   # __call__'s key of calls of arrays and scalars -> the same _Compiled
         self._lock = threading.Lock()
         self._clock = 0   # counts calls: a _Compiled's `used` is the call that last ran it
         self.traces = 0
@@ -275,17 +277,20 @@ class Jitted:
         self._clock += 1
         fast_key = None
         if not kwargs and not self.static_argnums and not self.static_argnames:
-            # Fast path: array leaves, keyed by their types, shapes, dtypes and strides (and
-            # the pytree structure when an argument is a container: flattened only then).
+            # Fast path: array leaves keyed by their types, shapes, dtypes and strides, Python
+            # scalars by their type (and the pytree structure when an argument is a
+            # container: flattened only then).
             leaves = args
             try:
-                fast_key = tuple([(a.__class__, a.shape, a.dtype, a.strides) for a in args])
-            except AttributeError:   # a container, a Python scalar among the arguments
+                fast_key = tuple([a.__class__ if a.__class__ in _SCALAR_TYPES else
+                                  (a.__class__, a.shape, a.dtype, a.strides) for a in args])
+            except AttributeError:   # a container among the arguments
                 leaves, spec = optree.tree_flatten(args)
                 try:
-                    fast_key = (spec, tuple([(a.__class__, a.shape, a.dtype, a.strides)
+                    fast_key = (spec, tuple([a.__class__ if a.__class__ in _SCALAR_TYPES else
+                                             (a.__class__, a.shape, a.dtype, a.strides)
                                              for a in leaves]))
-                except AttributeError:   # a Python scalar or another leaf: the full split
+                except AttributeError:   # another kind of leaf: the full split
                     pass
             compiled = self._fast.get(fast_key) if fast_key is not None else None
             if compiled is not None:
@@ -329,7 +334,8 @@ class Jitted:
                              [v.id for v, m in zip(traced.inputs, moved) if m], self.backend)
         compiled.key, compiled.used = split.key, self._clock
         if fast_key is not None and len(leaves) == len(split.leaves) and \
-                all(type(x) is np.ndarray or is_array(x) for x in leaves) and \
+                all(type(x) is np.ndarray or type(x) in _SCALAR_TYPES or is_array(x)
+                    for x in leaves) and \
                 ((fast_key and isinstance(fast_key[0], optree.PyTreeSpec)) or
                  split.tree == optree.tree_structure((tuple(leaves), {}))):
             compiled.fast_key = fast_key   # computed by __call__ from these very leaves
