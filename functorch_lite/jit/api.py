@@ -133,6 +133,19 @@ class _Split:
         return optree.tree_unflatten(self.tree, [0] * len(self.leaves))
 
 
+def _tree_key(args):
+    """The leaves of positional arguments that hold containers or Python scalars, and the fast
+    key of the call: (tree structure, each array leaf's type, shape, dtype and strides, each
+    scalar's type), or None when another kind of leaf needs the full split."""
+    leaves, spec = optree.tree_flatten(args)
+    try:
+        return leaves, (spec, tuple([a.__class__ if a.__class__ in _SCALAR_TYPES else
+                                     (a.__class__, a.shape, a.dtype, a.strides)
+                                     for a in leaves]))
+    except AttributeError:
+        return leaves, None
+
+
 def _leaf_name(path):
     head, *rest = path
     where = ("argument " + str(rest[0])) if head == 0 else f"argument {rest[0]!r}"
@@ -208,6 +221,7 @@ class Jitted:
         self.static_argnums = _normalize_argnums(static_argnums)
         self.static_argnames = ((static_argnames,) if isinstance(static_argnames, str)
                                 else tuple(static_argnames))
+        self._plain = not self.static_argnums and not self.static_argnames
         self._signature = _signature(f)
         self._check_static_names()
         for name, value in (("max_retraces", max_retraces), ("cache_size", cache_size)):
@@ -276,22 +290,14 @@ class Jitted:
             return self.f(*args, **kwargs)  # inside a transform: run inline (module docstring)
         self._clock += 1
         fast_key = None
-        if not kwargs and not self.static_argnums and not self.static_argnames:
-            # Fast path: array leaves keyed by their types, shapes, dtypes and strides, Python
-            # scalars by their type (and the pytree structure when an argument is a
-            # container: flattened only then).
+        if not kwargs and self._plain:
+            # Fast path: array arguments keyed by their types, shapes, dtypes and strides;
+            # calls with Python scalars (keyed by type) or containers by their pytree too
             leaves = args
             try:
-                fast_key = tuple([a.__class__ if a.__class__ in _SCALAR_TYPES else
-                                  (a.__class__, a.shape, a.dtype, a.strides) for a in args])
-            except AttributeError:   # a container among the arguments
-                leaves, spec = optree.tree_flatten(args)
-                try:
-                    fast_key = (spec, tuple([a.__class__ if a.__class__ in _SCALAR_TYPES else
-                                             (a.__class__, a.shape, a.dtype, a.strides)
-                                             for a in leaves]))
-                except AttributeError:   # another kind of leaf: the full split
-                    pass
+                fast_key = tuple([(a.__class__, a.shape, a.dtype, a.strides) for a in args])
+            except AttributeError:
+                leaves, fast_key = _tree_key(args)
             compiled = self._fast.get(fast_key) if fast_key is not None else None
             if compiled is not None:
                 compiled.used = self._clock
