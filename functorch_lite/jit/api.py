@@ -298,7 +298,7 @@ class Jitted:
                 fast_key = tuple([(a.__class__, a.shape, a.dtype, a.strides) for a in args])
             except AttributeError:
                 leaves, fast_key = _tree_key(args)
-            compiled = self._fast.get(fast_key) if fast_key is not None else None
+            compiled = self._fast.get(fast_key)   # None (another kind of leaf) is no key
             if compiled is not None:
                 compiled.used = self._clock
                 try:

@@ -5,8 +5,9 @@ XLA fuses the program into a few loops, so on small-array programs (a PINN's Lap
 ODE's gradient) it runs several times faster. The program is the one our passes produced; each
 equation is lowered by its entry in xla_lowerings.LOWERINGS (or runs on the host, see there).
 
-NumPy arrays go in and come out: a call hands its arguments to the compiled executable as they
-are, and copies each result into a fresh, writable NumPy array. Programs are traced, compiled and
+NumPy arrays go in and come out: a call hands its arguments to the compiled executable (small
+arrays of one dtype packed into one, see _packing), and copies each result into a fresh,
+writable NumPy array. Programs are traced, compiled and
 called with 64-bit types enabled for that scope only (`jax.enable_x64`), so float64 stays float64
 while the user's own JAX code keeps its setting. JAX is an optional dependency (the `xla` extra).
 """
