@@ -1,8 +1,9 @@
-"""Research programs on small arrays: eager functorch_lite, ft.jit on NumPy, ft.jit on XLA and
-JAX's own jax.jit of the same program, side by side in one process on one thread (float64).
+"""Research programs on small arrays: eager functorch_lite, ft.jit on NumPy, ft.jit on XLA,
+JAX's own jax.jit and torch.func eager of the same program, side by side in one process on one
+thread (float64).
 
 Rows (each program written once against a namespace of transforms `T` and an array module `xp`,
-so functorch_lite and JAX run the same code):
+so functorch_lite, JAX and torch.func run the same code):
   pinn     the Laplacian of an MLP u: R^2 -> R (2-64-64-1, tanh) at 256 points: vmap(trace(hessian))
   node     value_and_grad of an RK4 neural ODE (20 x 50 states, 50-64-50 tanh field, 10 steps,
            each under checkpoint) against a target
@@ -20,7 +21,11 @@ and ft.jit(numpy) / JAX, the first-call (trace + compile) seconds of ft.jit on X
 and the largest difference of ft.jit(xla) from ft.jit(numpy) relative to the result's scale.
 JAX runs with 64-bit types enabled (the programs are float64), twice: on arguments it already
 holds, returning its own arrays (jax.jit, its best case), and with NumPy arrays in and out
-(jax-np: what ft.jit does); xla/jax and xla/jnp are ft.jit on XLA over each.
+(jax-np: what ft.jit does); xla/jax and xla/jnp are ft.jit on XLA over each. torch.func runs
+eagerly on tensors it already holds (torch.set_num_threads(1)); `torch vs np` is its largest
+difference from ft.jit(numpy), relative as above. torch.func refuses torch.utils.checkpoint
+(saved-tensor hooks), so its neural ODE runs without checkpointing (same result, less work). A
+column whose library is not installed is left out with a note.
 
     PYTHONPATH=. python benchmarks/research_programs.py [--repeats 15] [--rows pinn node]
 """
@@ -154,6 +159,48 @@ def ssm(T, xp, rng):
              rng.standard_normal((256, 8))))
 
 
+class _TorchNumpy:
+    """The array functions the programs call, as torch functions (xp for torch.func)."""
+
+    def __getattr__(self, name):
+        import torch
+        return getattr(torch, name)
+
+    @staticmethod
+    def logaddexp(a, b):
+        import torch
+        a, b = (torch.as_tensor(v, dtype=torch.float64) for v in (a, b))
+        return torch.logaddexp(a, b)
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    return torch
+
+
+def _torch_row(torch, program):
+    """The row's program under torch.func and its arguments as tensors, or (None, reason)."""
+    from torch import func
+
+    def grad_then_value(f):
+        def vg(*args):
+            g, v = func.grad_and_value(f)(*args)
+            return v, g
+        return vg
+
+    class TT:
+        vmap = staticmethod(lambda f, in_axes=0: func.vmap(f, in_dims=in_axes))
+        grad, hessian = staticmethod(func.grad), staticmethod(func.hessian)
+        jvp, value_and_grad = staticmethod(func.jvp), staticmethod(grad_then_value)
+        checkpoint = staticmethod(lambda f: f)   # refused under torch.func (module docstring)
+    fn, args = program(TT, _TorchNumpy(), np.random.default_rng(0))
+    return fn, optree.tree_map(torch.as_tensor, args)
+
+
 ROWS = {"pinn": pinn, "node": node, "hyper": hyper, "hmc": hmc, "ssm": ssm}
 
 
@@ -176,7 +223,7 @@ def _scale_diff(a, b):
                for x, y in zip(a, b))
 
 
-def run_row(name, repeats, jax):
+def run_row(name, repeats, jax, torch):
     program = ROWS[name]
     fn, args = program(FT, fnp, np.random.default_rng(0))
     columns = {"eager": fn}
@@ -185,7 +232,7 @@ def run_row(name, repeats, jax):
         jitted = ft.jit(fn, backend=backend)
         first[backend] = _first_call_s(jitted, args)
         columns[f"jit-{backend}"] = jitted
-    jax_args = None
+    held = {}   # the arguments of the columns that run on their own library's arrays
     if jax is not None:
         import jax.numpy as jnp
 
@@ -195,16 +242,18 @@ def run_row(name, repeats, jax):
             jvp, checkpoint = staticmethod(jax.jvp), staticmethod(jax.checkpoint)
         jfn, _ = program(JX, jnp, np.random.default_rng(0))
         jitted = jax.jit(jfn)
-        jax_args = jax.tree_util.tree_map(jnp.asarray, args)
-        first["jax"] = _first_call_s(jitted, jax_args)
+        held["jax.jit"] = jax.tree_util.tree_map(jnp.asarray, args)
+        first["jax"] = _first_call_s(jitted, held["jax.jit"])
         columns["jax.jit"] = jitted
         columns["jax.jit-np"] = lambda *a, f=jitted: [np.asarray(o) for o in
                                                       jax.tree_util.tree_leaves(f(*a))]
+    if torch is not None:
+        columns["torch"], held["torch"] = _torch_row(torch, program)
     times = {k: [] for k in columns}
     for _ in range(repeats):
         for k, f in columns.items():
-            a = jax_args if k == "jax.jit" else args
-            n = 3 if k == "eager" else 10
+            a = held.get(k, args)
+            n = 3 if k in ("eager", "torch") else 10
             gc.collect()
             gc.disable()   # as timeit: a collection the eager column provoked lands elsewhere
             t0 = time.process_time()
@@ -213,7 +262,11 @@ def run_row(name, repeats, jax):
             times[k].append((time.process_time() - t0) / n * 1e3)
             gc.enable()
     ms = {k: float(np.min(v)) for k, v in times.items()}
-    diff = _scale_diff(columns["jit-xla"](*args), columns["jit-numpy"](*args))
+    reference = columns["jit-numpy"](*args)
+    diff = {"xla": _scale_diff(columns["jit-xla"](*args), reference)}
+    if torch is not None:
+        out = optree.tree_map(lambda t: t.detach().numpy(), columns["torch"](*held["torch"]))
+        diff["torch"] = _scale_diff(out, reference)
     return ms, first, diff
 
 
@@ -222,22 +275,28 @@ def main():
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--rows", nargs="*", default=list(ROWS))
     args = parser.parse_args()
-    jax = _jax()
+    jax, torch = _jax(), _torch()
+    for library, module in (("JAX", jax), ("torch", torch)):
+        if module is None:
+            print(f"({library} is not installed: its columns are left out)")
     head = (f"{'row':6} {'eager':>8} {'jit-np':>8} {'jit-xla':>8} {'jax.jit':>8} {'jax-np':>8}"
-            f"   {'xla/jax':>7} {'xla/jnp':>7} {'np/jax':>7}   {'compile xla':>11} {'jax':>6} "
-            f"{'ratio':>6}   {'xla vs np':>9}")
+            f" {'torch':>8}   {'xla/jax':>7} {'xla/jnp':>7} {'np/jax':>7}   {'compile xla':>11}"
+            f" {'jax':>6} {'ratio':>6}   {'xla vs np':>9} {'torch vs np':>11}")
     print("ms of CPU per call (best round), one thread, float64; compile = first call, "
           "seconds of CPU")
     print(head)
+    nan = float("nan")
     for name in args.rows:
-        ms, first, diff = run_row(name, args.repeats, jax)
-        j, jn = ms.get("jax.jit", float("nan")), ms.get("jax.jit-np", float("nan"))
-        fj = first.get("jax", float("nan"))
+        ms, first, diff = run_row(name, args.repeats, jax, torch)
+        j, jn, t = (ms.get(k, nan) for k in ("jax.jit", "jax.jit-np", "torch"))
+        fj = first.get("jax", nan)
         print(f"{name:6} {ms['eager']:8.3f} {ms['jit-numpy']:8.3f} {ms['jit-xla']:8.3f} "
-              f"{j:8.3f} {jn:8.3f}   {ms['jit-xla'] / j:7.2f} {ms['jit-xla'] / jn:7.2f} "
-              f"{ms['jit-numpy'] / j:7.2f}   "
-              f"{first['xla']:11.2f} {fj:6.2f} {first['xla'] / fj:6.2f}   {diff:9.1e}",
+              f"{j:8.3f} {jn:8.3f} {t:8.3f}   {ms['jit-xla'] / j:7.2f} {ms['jit-xla'] / jn:7.2f} "
+              f"{ms['jit-numpy'] / j:7.2f}   {first['xla']:11.2f} {fj:6.2f} "
+              f"{first['xla'] / fj:6.2f}   {diff['xla']:9.1e} {diff.get('torch', nan):11.1e}",
               flush=True)
+    if torch is not None:
+        print("torch: node runs without checkpoint (torch.func refuses torch.utils.checkpoint)")
 
 
 if __name__ == "__main__":

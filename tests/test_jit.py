@@ -113,6 +113,34 @@ def test_retrace_on_new_signature_only():
     np.testing.assert_allclose(f(np.ones(4), 3.0), np.full(4, 3.0))
 
 
+def test_pytree_arguments_key_the_cache_by_structure_and_leaves():
+    """Calls whose arguments hold containers of arrays take the cached program without the
+    full split, and still retrace whenever the structure or a leaf's signature changes."""
+    def f(params, x):
+        return sum(w.sum() for w in ft.tree.leaves(params)) * x
+    g = ft.jit(f)
+    a, b, x = np.ones(2), np.full(3, 2.0), np.arange(3.0)
+    for params, want_traces in [((a, b), 1), ((a, b), 1), ([a, b], 2), ((a, np.ones(4)), 3),
+                                ((a, b.astype(np.float32)), 4), ((a, b[::-1].copy()), 4),
+                                ((a, np.ones(6)[::2]), 5), ({"w": a, "b": b}, 6),
+                                ((a, (b,)), 7)]:
+        np.testing.assert_allclose(g(params, x), f(params, x))
+        assert g.traces == want_traces, (params, g.traces)
+    # a Python scalar is keyed by its type: a new type traces again, a new value does not
+    k = ft.jit(lambda x, s: x * s)
+    for s, want_traces in [(2.0, 1), (3.0, 1), (2, 2), (True, 3), (1j, 4), (5, 4)]:
+        out = k(x, s)
+        np.testing.assert_array_equal(out, x * s)
+        assert k.traces == want_traces and out.dtype == (x * s).dtype, (s, k.traces)
+    # the same leaves as one tuple argument or as separate arguments are different calls
+    h = ft.jit(lambda *args: args[0])
+    first, second = h((a, b))
+    np.testing.assert_array_equal(first, a)
+    np.testing.assert_array_equal(second, b)
+    np.testing.assert_array_equal(h(a, b), a)
+    assert h.traces == 2
+
+
 def test_static_arguments():
     f = ft.jit(lambda x, n, *, mode: x ** n if mode == "pow" else x * n,
                static_argnums=1, static_argnames="mode")

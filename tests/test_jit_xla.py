@@ -211,6 +211,47 @@ def test_big_closure_constants_are_arguments_and_small_ones_are_compiled_in():
 
 
 @needs_jax
+def test_uniform_constant_arrays_are_compiled_as_broadcast_scalars():
+    """A mean's 1/n seed is compiled in as a broadcast scalar (no argument, no memory read);
+    a constant that differs from its first element in any bit, -0.0 against 0.0 included,
+    is kept as it is."""
+    mean_square = ft.jit(ft.grad(lambda x: np.mean(x ** 2)), backend="xla")
+    x = np.linspace(-1, 1, 600)
+    mean_square(x)
+    assert mean_square.lower(x).fn.consts == []
+    np.testing.assert_allclose(mean_square(x), 2 * x / x.size, rtol=1e-15)
+    signed = np.zeros(600)
+    signed[1::2] = -0.0
+    f = ft.jit(lambda x: 1.0 / (x * 0.0 + signed), backend="xla")
+    f(x)
+    assert len(f.lower(x).fn.consts) == 1
+    np.testing.assert_array_equal(f(x), 1.0 / (x * 0.0 + signed))   # +-inf, signs as NumPy
+
+
+@needs_jax
+def test_small_inputs_are_packed_per_dtype_and_read_on_every_call():
+    """Small array arguments of one dtype reach XLA as one flat array (a transfer each costs
+    more than the copy); big arrays and Python scalars go alone. Every call reads the
+    arguments' current values, whatever their strides."""
+    rng = np.random.default_rng(5)
+
+    def fn(a, b, i, big, s, c):
+        return (a @ b + s * i[:, None], big.sum() + c.sum(), (i * 2).astype(np.int32))
+    f = ft.jit(fn, backend="xla")
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
+    i, c = np.arange(3), np.asarray(rng.standard_normal(3), np.float32)
+    big = rng.standard_normal(10_000)
+    f(a, b, i, big, 0.5, c)
+    xf = f.lower(a, b, i, big, 0.5, c).fn
+    assert [[xf.program.inputs[k].dtype for k in ks] for ks in xf._packs] == [[np.float64] * 2]
+    for _ in range(2):
+        a[...] = rng.standard_normal((3, 4))
+        b = np.asfortranarray(rng.standard_normal((4, 2)))
+        got, want = f(a, b, i, big, 0.25, c), fn(a, b, i, big, 0.25, c)
+        assert_backends_agree(got, want, "packed inputs")
+
+
+@needs_jax
 def test_threads_share_one_xla_function():
     import threading
     f = ft.jit(ft.vmap(ft.grad(lambda w, x: np.sum(np.tanh(x @ w) ** 2)), in_dims=(None, 0)),

@@ -72,6 +72,8 @@ def static_key(value):
     return scalar_key(value)
 
 
+_SCALAR_TYPES = frozenset(PYTHON_SCALARS)   # a Python scalar leaf is keyed by its type alone
+
 _IDENTITY_HASHED_OK = (types.FunctionType, types.BuiltinFunctionType, types.MethodType,
                        types.ModuleType, type, functools.partial)
 
@@ -129,6 +131,19 @@ class _Split:
 
     def tree_template(self):
         return optree.tree_unflatten(self.tree, [0] * len(self.leaves))
+
+
+def _tree_key(args):
+    """The leaves of positional arguments that hold containers or Python scalars, and the fast
+    key of the call: (tree structure, each array leaf's type, shape, dtype and strides, each
+    scalar's type), or None when another kind of leaf needs the full split."""
+    leaves, spec = optree.tree_flatten(args)
+    try:
+        return leaves, (spec, tuple([a.__class__ if a.__class__ in _SCALAR_TYPES else
+                                     (a.__class__, a.shape, a.dtype, a.strides)
+                                     for a in leaves]))
+    except AttributeError:
+        return leaves, None
 
 
 def _leaf_name(path):
@@ -206,6 +221,7 @@ class Jitted:
         self.static_argnums = _normalize_argnums(static_argnums)
         self.static_argnames = ((static_argnames,) if isinstance(static_argnames, str)
                                 else tuple(static_argnames))
+        self._plain = not self.static_argnums and not self.static_argnames
         self._signature = _signature(f)
         self._check_static_names()
         for name, value in (("max_retraces", max_retraces), ("cache_size", cache_size)):
@@ -214,7 +230,7 @@ class Jitted:
         self.max_retraces = max_retraces
         self.cache_size = cache_size
         self._cache = {}  # signature -> _Compiled; reads need no lock
-        self._fast = {}   # (type, shape, dtype) per positional array -> the same _Compiled
+        self._fast = {}   # __call__'s key of calls of arrays and scalars -> the same _Compiled
         self._lock = threading.Lock()
         self._clock = 0   # counts calls: a _Compiled's `used` is the call that last ran it
         self.traces = 0
@@ -273,17 +289,20 @@ class Jitted:
         if current_level() > 0:
             return self.f(*args, **kwargs)  # inside a transform: run inline (module docstring)
         self._clock += 1
-        if not kwargs and not self.static_argnums and not self.static_argnames:
-            # Fast path: positional arrays; the key is their types, shapes, dtypes, strides.
+        fast_key = None
+        if not kwargs and self._plain:
+            # Fast path: array arguments keyed by their types, shapes, dtypes and strides;
+            # calls with Python scalars (keyed by type) or containers by their pytree too
+            leaves = args
             try:
-                compiled = self._fast.get(tuple([(a.__class__, a.shape, a.dtype, a.strides)
-                                                 for a in args]))
-            except AttributeError:  # a Python scalar or a pytree among the arguments
-                compiled = None
+                fast_key = tuple([(a.__class__, a.shape, a.dtype, a.strides) for a in args])
+            except AttributeError:
+                leaves, fast_key = _tree_key(args)
+            compiled = self._fast.get(fast_key)   # None (another kind of leaf) is no key
             if compiled is not None:
                 compiled.used = self._clock
                 try:
-                    return compiled.run(*args)
+                    return compiled.run(*leaves)
                 except StaleShape:
                     pass
         split = _Split(self, args, kwargs)
@@ -296,7 +315,7 @@ class Jitted:
                 return compiled.run(*[x for x, d in zip(split.leaves, split.dynamic) if d])
             except StaleShape:   # a value-dependent shape changed: trace this call again
                 pass
-        compiled, first = self._compile(split)
+        compiled, first = self._compile(split, fast_key)
         return optree.tree_unflatten(compiled.out_tree, first)  # the tracing run's outputs
 
     def __get__(self, obj, objtype=None):
@@ -304,7 +323,7 @@ class Jitted:
         static through static_argnums=0; see _static_leaf)."""
         return self if obj is None else functools.partial(self, obj)
 
-    def _compile(self, split):
+    def _compile(self, split, fast_key=None):
         leaves = [x for x, d in zip(split.leaves, split.dynamic) if d]
         # the device of the device arrays: NumPy arrays beside them (labels, masks) only
         # select, and the ops that read them move them, as in eager code
@@ -320,11 +339,12 @@ class Jitted:
         compiled = _Compiled(traced, optimize(traced), xp,
                              [v.id for v, m in zip(traced.inputs, moved) if m], self.backend)
         compiled.key, compiled.used = split.key, self._clock
-        if all(type(x) is np.ndarray or is_array(x) for x in leaves) and \
-                split.tree == optree.tree_structure((tuple(leaves), {})) and \
-                not self.static_argnums and not self.static_argnames:
-            compiled.fast_key = tuple([(a.__class__, a.shape, a.dtype, a.strides)
-                                       for a in leaves])
+        if fast_key is not None and len(leaves) == len(split.leaves) and \
+                all(type(x) is np.ndarray or type(x) in _SCALAR_TYPES or is_array(x)
+                    for x in leaves) and \
+                ((fast_key and isinstance(fast_key[0], optree.PyTreeSpec)) or
+                 split.tree == optree.tree_structure((tuple(leaves), {}))):
+            compiled.fast_key = fast_key   # computed by __call__ from these very leaves
         with self._lock:
             self.traces += 1
             if self.traces > self.max_retraces and not self._warned:

@@ -5,11 +5,13 @@ XLA fuses the program into a few loops, so on small-array programs (a PINN's Lap
 ODE's gradient) it runs several times faster. The program is the one our passes produced; each
 equation is lowered by its entry in xla_lowerings.LOWERINGS (or runs on the host, see there).
 
-NumPy arrays go in and come out: a call hands its arguments to the compiled executable as they
-are, and copies each result into a fresh, writable NumPy array. Programs are traced, compiled and
+NumPy arrays go in and come out: a call hands its arguments to the compiled executable (small
+arrays of one dtype packed into one, see _packing), and copies each result into a fresh,
+writable NumPy array. Programs are traced, compiled and
 called with 64-bit types enabled for that scope only (`jax.enable_x64`), so float64 stays float64
 while the user's own JAX code keeps its setting. JAX is an optional dependency (the `xla` extra).
 """
+import math
 import os
 
 import numpy as np
@@ -21,6 +23,7 @@ from .ir import Const, Var
 BACKENDS = ("numpy", "xla")
 ENV_VAR = "FUNCTORCH_LITE_JIT_BACKEND"
 _INLINE_SIZE = 256  # array constants up to this size are compiled in; larger ones are arguments
+_PACK_SIZE = 8192   # array inputs up to this size are packed into one argument (_packing)
 
 _default = None
 
@@ -69,11 +72,12 @@ def _jax():
     return jax
 
 
-def _x64(jax):
+def _x64_switch(jax):
+    """JAX's context manager that sets 64-bit types for its scope: `_x64_switch(jax)(True)`."""
     enable = getattr(jax, "enable_x64", None)
     if enable is None or not callable(enable):
         from jax.experimental import enable_x64 as enable  # JAX before 0.6
-    return enable(True)
+    return enable
 
 
 class XlaFunction:
@@ -84,22 +88,30 @@ class XlaFunction:
         jax = _jax()
         self.jax, self.program, self.single = jax, program, single
         self.bodies = {}   # id of a loop's traced body -> (body, its optimized program)
-        big = {}
+        big, self._uniform = {}, {}
         for prog in _programs(program, self.bodies):
             for eqn in prog.eqns:
                 for a in eqn.ins:
-                    if isinstance(a, Const) and getattr(a.value, "size", 0) > _INLINE_SIZE:
+                    if isinstance(a, Const) and _uniform(a.value):
+                        self._uniform[id(a.value)] = a.value
+                    elif isinstance(a, Const) and getattr(a.value, "size", 0) > _INLINE_SIZE:
                         big.setdefault(id(a.value), a.value)
         big_ids = list(big)
         self.nchecks = 0
-        with _x64(jax):
-            specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in program.inputs]
-            self.lowered = jax.jit(lambda *a: self._body(big_ids, *a)).lower(
+        self._packs, self._loose = _packing(program.inputs)
+        with _x64_switch(jax)(True):
+            specs = [jax.ShapeDtypeStruct((sum(_size(program.inputs[k]) for k in ks),),
+                                          program.inputs[ks[0]].dtype) for ks in self._packs]
+            specs += [jax.ShapeDtypeStruct(program.inputs[k].shape, program.inputs[k].dtype)
+                      for k in self._loose]
+            self.lowered = jax.jit(lambda *a: self._body(big_ids, *self._unpack(a))).lower(
                 *specs, *big.values())
             self.compiled = self.lowered.compile()
             self.consts = [jax.device_put(v) for v in big.values()]
         self.computed = [isinstance(a, Var) for a in program.outputs]
         self.nouts = sum(self.computed)
+        self._converts = [_converter(a) for a in program.outputs]
+        self._x64 = _x64_switch(jax)
 
     @property
     def source(self):
@@ -109,39 +121,97 @@ class XlaFunction:
     def _body(self, big_ids, *values):
         program = self.program
         n = len(program.inputs)
-        ctx = _Context(self.jax, dict(zip(big_ids, values[n:])), self.bodies)
+        jnp = self.jax.numpy
+        consts = {k: jnp.broadcast_to(jnp.asarray(v.flat[0]), v.shape)
+                  for k, v in self._uniform.items()}
+        consts.update(zip(big_ids, values[n:]))
+        ctx = _Context(self.jax, consts, self.bodies)
         outs = lower_program(program, values[:n], ctx)
         self.nchecks, self.nguards = len(ctx.checks), len(ctx.guards)
-        jnp = self.jax.numpy
         return ([jnp.asarray(o) for o, a in zip(outs, program.outputs) if isinstance(a, Var)]
                 + ctx.checks + ctx.guards)
 
+    def _unpack(self, values):
+        """The compiled function's arguments (packed groups, loose inputs, constants) as the
+        program's inputs followed by the constants."""
+        inputs = [None] * len(self.program.inputs)
+        for flat, ks in zip(values, self._packs):
+            start = 0
+            for k in ks:
+                v = self.program.inputs[k]
+                inputs[k] = flat[start:start + _size(v)].reshape(v.shape)
+                start += _size(v)
+        rest = values[len(self._packs):]
+        for k, x in zip(self._loose, rest):
+            inputs[k] = x
+        return inputs + list(rest[len(self._loose):])
+
     def __call__(self, *args):
-        with _x64(self.jax):
-            outs = self.compiled(*args, *self.consts)
-        if self.nguards and any(bool(f) for f in outs[self.nouts + self.nchecks:]):
-            raise StaleShape   # a value-dependent shape changed: the caller traces again
-        if self.nchecks and any(bool(f) for f in outs[self.nouts:self.nouts + self.nchecks]):
-            # a check failed: NumPy's replay raises the op's own error (or is the answer)
-            outs = [np.asarray(o) for o, c in zip(self.program.evaluate(*args), self.computed)
-                    if c]
+        given = args
+        if self._packs:   # one transfer per group instead of one per array (_packing)
+            given = [np.concatenate([args[k].ravel() for k in ks]) for ks in self._packs]
+            given += [args[k] for k in self._loose]
+        with self._x64(True):
+            outs = self.compiled(*given, *self.consts)
+        if self.nguards or self.nchecks:
+            outs = self._checked(outs, args)
+        if self.single:
+            return self._converts[0](outs[0] if self.nouts else None)
+        if self.nouts == len(self._converts):   # every output computed: in order
+            return [c(o) for c, o in zip(self._converts, outs)]
         it = iter(outs)
-        results = [(_fresh(next(it)).item() if a.weak else _fresh(next(it))) if c
-                   else _copy(a.value) for a, c in zip(self.program.outputs, self.computed)]
-        return results[0] if self.single else results
+        return [c(next(it)) if k else c(None) for c, k in zip(self._converts, self.computed)]
+
+    def _checked(self, outs, args):
+        if any(bool(f) for f in outs[self.nouts + self.nchecks:]):
+            raise StaleShape   # a value-dependent shape changed: the caller traces again
+        if any(bool(f) for f in outs[self.nouts:self.nouts + self.nchecks]):
+            # a check failed: NumPy's replay raises the op's own error (or is the answer)
+            return [o for o, c in zip(self.program.evaluate(*args), self.computed) if c]
+        return outs
 
 
-def _fresh(out):
-    """A computed output as a new writable NumPy array (a NumPy scalar when 0-d, as ufuncs
-    and reductions give)."""
-    out = np.array(out)
-    return out[()] if out.ndim == 0 else out
+def _size(var):
+    return math.prod(var.shape)
 
 
-def _copy(value):
-    """A constant output: arrays are copied, so a caller writing into one changes no later
-    call's result (as codegen does)."""
-    return value.copy() if hasattr(value, "copy") else value
+def _packing(inputs):
+    """The program's small array inputs grouped by dtype (positions, each group of two or more
+    passed as one flat array that the compiled function slices), and the other positions.
+    Handing JAX a NumPy array costs about two microseconds however small it is (a transfer and
+    its bookkeeping); copying a few small arrays into one costs less than one."""
+    groups = {}
+    for k, v in enumerate(inputs):
+        if not v.weak and _size(v) <= _PACK_SIZE:
+            groups.setdefault(np.dtype(v.dtype), []).append(k)
+    packs = [ks for ks in groups.values() if len(ks) > 1]
+    packed = {k for ks in packs for k in ks}
+    return packs, [k for k in range(len(inputs)) if k not in packed]
+
+
+def _uniform(value):
+    """A floating constant array whose elements are all equal (a seed of ones, a mean's
+    1/n): compiled as a broadcast scalar, which XLA fuses, rather than read from memory."""
+    if type(value) is not np.ndarray or value.size < 2 or value.dtype.kind not in "fc":
+        return False
+    bits = np.ascontiguousarray(value).reshape(value.size, 1).view(np.uint8)
+    return bool((bits == bits[0]).all())   # bit for bit: -0.0 is not 0.0
+
+
+def _converter(atom):
+    """How one output of the compiled function becomes a result: a computed array is copied
+    out of XLA's buffer (np.asarray of it is a read-only view) into a fresh writable array; a
+    0-d one becomes a NumPy scalar (as ufuncs and reductions give), a weak one a Python
+    scalar; a constant output is copied, so a caller writing into one changes no later call's
+    result (as codegen does)."""
+    if isinstance(atom, Const):
+        value = atom.value
+        return (lambda _: value.copy()) if hasattr(value, "copy") else (lambda _: value)
+    if atom.weak:
+        return lambda out: np.asarray(out).item()
+    if atom.shape == ():
+        return lambda out: np.asarray(out)[()]
+    return lambda out: np.asarray(out).copy()
 
 
 def lower_program(program, values, ctx):
