@@ -13,6 +13,10 @@ so functorch_lite, JAX and torch.func run the same code):
            Bayesian logistic regression posterior (200 x 10 data)
   ssm      value_and_grad of the sliced score-matching loss of an MLP score (8-64-8, tanh) over 256
            points with one projection each (v . J v by jvp)
+  node-scan, hyper-loop, hmc-loop   node, hyper and hmc with their steps in lax loops (a scan of
+           the checkpointed RK4 step, fori_loops of the SGD and leapfrog steps), as JAX users
+           write them: one loop to trace and compile whatever the trip count (node-scan100:
+           100 steps); torch runs them as Python loops
 
 Each row prints the milliseconds per call of every column: the process's CPU time (all its
 threads; one is busy), the best of `--repeats` rounds of interleaved batches, since on a shared
@@ -52,6 +56,22 @@ class FT:
     vmap = staticmethod(lambda f, in_axes=0: ft.vmap(f, in_dims=in_axes))
     grad, value_and_grad, hessian, jvp = ft.grad, ft.value_and_grad, ft.hessian, ft.jvp
     checkpoint = staticmethod(ft.checkpoint)
+    scan, fori_loop = staticmethod(ft.scan), staticmethod(ft.fori_loop)
+
+
+def _python_scan(f, init, xs, length=None):
+    """lax.scan as a Python loop (torch has no loop primitives): no ys, xs None."""
+    carry = init
+    for _ in range(length):
+        carry, _ = f(carry, None)
+    return carry, None
+
+
+def _python_fori_loop(lower, upper, body, init):
+    val = init
+    for i in range(lower, upper):
+        val = body(i, val)
+    return val
 
 
 def _jax():
@@ -102,9 +122,11 @@ def node(T, xp, rng, steps=10, h=0.1):
             z = T.checkpoint(rk4)(params, z)
         return xp.sum((z - target) ** 2)
 
-    return (lambda params, z0, target: T.value_and_grad(loss)(params, z0, target),
-            (_layers(rng, [50, 64, 50]), rng.standard_normal((20, 50)),
-             rng.standard_normal((20, 50))))
+    def value_and_grad(params, z0, target):
+        return T.value_and_grad(loss)(params, z0, target)
+    value_and_grad.field = field
+    return value_and_grad, (_layers(rng, [50, 64, 50]), rng.standard_normal((20, 50)),
+                            rng.standard_normal((20, 50)))
 
 
 def hyper(T, xp, rng, steps=20, lr=0.05):
@@ -119,8 +141,10 @@ def hyper(T, xp, rng, steps=20, lr=0.05):
 
     w_true = rng.standard_normal(20)
     x, xv = rng.standard_normal((200, 20)), rng.standard_normal((200, 20))
-    return (T.grad(val_loss), (np.array(-2.0), np.zeros(20), x,
-                               x @ w_true + 0.3 * rng.standard_normal(200), xv, xv @ w_true))
+    hypergradient = T.grad(val_loss)
+    hypergradient.train_loss = train_loss
+    return (hypergradient, (np.array(-2.0), np.zeros(20), x,
+                            x @ w_true + 0.3 * rng.standard_normal(200), xv, xv @ w_true))
 
 
 def hmc(T, xp, rng, leapfrogs=10, eps=0.05):
@@ -143,9 +167,62 @@ def hmc(T, xp, rng, leapfrogs=10, eps=0.05):
         return xp.where(accept, q1, q)
 
     chains = 32
-    return (T.vmap(transition, in_axes=(0, 0, 0, None, None)),
+    step = T.vmap(transition, in_axes=(0, 0, 0, None, None))
+    step.log_density = log_density
+    return (step,
             (0.1 * rng.standard_normal((chains, 10)), rng.standard_normal((chains, 10)),
              rng.uniform(size=chains), data_x, labels))
+
+
+def node_scan(T, xp, rng, steps=10, h=0.1):
+    """node with its steps in a scan of the checkpointed RK4 step (one loop to compile)."""
+    loss_fn, args = node(T, xp, rng, steps, h)
+    field = loss_fn.field
+
+    def rk4(params, z):
+        k1 = field(params, z)
+        k2 = field(params, z + h / 2 * k1)
+        k3 = field(params, z + h / 2 * k2)
+        k4 = field(params, z + h * k3)
+        return z + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+    def loss(params, z0, target):
+        step = T.checkpoint(lambda z, _: (rk4(params, z), None))
+        z, _ = T.scan(step, z0, None, length=steps)
+        return xp.sum((z - target) ** 2)
+    return (lambda params, z0, target: T.value_and_grad(loss)(params, z0, target)), args
+
+
+def hyper_loop(T, xp, rng, steps=20, lr=0.05):
+    """hyper with the SGD steps in a fori_loop."""
+    fn, args = hyper(T, xp, rng, steps, lr)
+    train_loss = fn.train_loss
+
+    def val_loss(log_lam, w0, x, y, xv, yv):
+        w = T.fori_loop(0, steps, lambda i, w: w - lr * T.grad(train_loss)(w, log_lam, x, y), w0)
+        return xp.mean((xv @ w - yv) ** 2)
+    return T.grad(val_loss), args
+
+
+def hmc_loop(T, xp, rng, leapfrogs=10, eps=0.05):
+    """hmc with the leapfrog steps in a fori_loop."""
+    fn, args = hmc(T, xp, rng, leapfrogs, eps)
+    log_density = fn.log_density
+
+    def transition(q, p, u, x, t):
+        grad = T.grad(log_density)
+
+        def leapfrog(k, qp):
+            q1, p1 = qp
+            q1 = q1 + eps * p1
+            return q1, p1 + eps * grad(q1, x, t)
+        q1, p1 = T.fori_loop(0, leapfrogs - 1, leapfrog, (q, p + 0.5 * eps * grad(q, x, t)))
+        q1 = q1 + eps * p1
+        p1 = p1 + 0.5 * eps * grad(q1, x, t)
+        h0 = -log_density(q, x, t) + 0.5 * xp.sum(p ** 2)
+        h1 = -log_density(q1, x, t) + 0.5 * xp.sum(p1 ** 2)
+        return xp.where(xp.log(u) < h0 - h1, q1, q)
+    return T.vmap(transition, in_axes=(0, 0, 0, None, None)), args
 
 
 def ssm(T, xp, rng):
@@ -197,11 +274,14 @@ def _torch_row(torch, program):
         grad, hessian = staticmethod(func.grad), staticmethod(func.hessian)
         jvp, value_and_grad = staticmethod(func.jvp), staticmethod(grad_then_value)
         checkpoint = staticmethod(lambda f: f)   # refused under torch.func (module docstring)
+        scan, fori_loop = staticmethod(_python_scan), staticmethod(_python_fori_loop)
     fn, args = program(TT, _TorchNumpy(), np.random.default_rng(0))
     return fn, optree.tree_map(torch.as_tensor, args)
 
 
-ROWS = {"pinn": pinn, "node": node, "hyper": hyper, "hmc": hmc, "ssm": ssm}
+ROWS = {"pinn": pinn, "node": node, "hyper": hyper, "hmc": hmc, "ssm": ssm,
+        "node-scan": node_scan, "node-scan100": lambda T, xp, rng: node_scan(T, xp, rng, 100),
+        "hyper-loop": hyper_loop, "hmc-loop": hmc_loop}
 
 
 def _block(out):
@@ -240,6 +320,7 @@ def run_row(name, repeats, jax, torch):
             vmap = staticmethod(jax.vmap)
             grad, value_and_grad, hessian = jax.grad, jax.value_and_grad, jax.hessian
             jvp, checkpoint = staticmethod(jax.jvp), staticmethod(jax.checkpoint)
+            scan, fori_loop = staticmethod(jax.lax.scan), staticmethod(jax.lax.fori_loop)
         jfn, _ = program(JX, jnp, np.random.default_rng(0))
         jitted = jax.jit(jfn)
         held["jax.jit"] = jax.tree_util.tree_map(jnp.asarray, args)
@@ -279,7 +360,7 @@ def main():
     for library, module in (("JAX", jax), ("torch", torch)):
         if module is None:
             print(f"({library} is not installed: its columns are left out)")
-    head = (f"{'row':6} {'eager':>8} {'jit-np':>8} {'jit-xla':>8} {'jax.jit':>8} {'jax-np':>8}"
+    head = (f"{'row':12} {'eager':>8} {'jit-np':>8} {'jit-xla':>8} {'jax.jit':>8} {'jax-np':>8}"
             f" {'torch':>8}   {'xla/jax':>7} {'xla/jnp':>7} {'np/jax':>7}   {'compile xla':>11}"
             f" {'jax':>6} {'ratio':>6}   {'xla vs np':>9} {'torch vs np':>11}")
     print("ms of CPU per call (best round), one thread, float64; compile = first call, "
@@ -290,7 +371,7 @@ def main():
         ms, first, diff = run_row(name, args.repeats, jax, torch)
         j, jn, t = (ms.get(k, nan) for k in ("jax.jit", "jax.jit-np", "torch"))
         fj = first.get("jax", nan)
-        print(f"{name:6} {ms['eager']:8.3f} {ms['jit-numpy']:8.3f} {ms['jit-xla']:8.3f} "
+        print(f"{name:12} {ms['eager']:8.3f} {ms['jit-numpy']:8.3f} {ms['jit-xla']:8.3f} "
               f"{j:8.3f} {jn:8.3f} {t:8.3f}   {ms['jit-xla'] / j:7.2f} {ms['jit-xla'] / jn:7.2f} "
               f"{ms['jit-numpy'] / j:7.2f}   {first['xla']:11.2f} {fj:6.2f} "
               f"{first['xla'] / fj:6.2f}   {diff['xla']:9.1e} {diff.get('torch', nan):11.1e}",
