@@ -275,3 +275,27 @@ def _has_jax():
     except ImportError:
         return False
     return True
+
+
+def test_loop_equations_keep_only_what_is_read():
+    """The forward scan of a gradient stacks only the residuals the backward scan reads, and
+    the backward scan makes no cotangent that nobody wants (not the data's)."""
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((50, 8)), rng.standard_normal(50)
+
+    def val_loss(log_lam, w0, x, y):
+        def sgd(i, w):
+            g = ft.grad(lambda w: fnp.mean((x @ w - y) ** 2) + fnp.exp(log_lam) * fnp.sum(w ** 2))
+            return w - 0.05 * g(w)
+        return fnp.mean((x @ ft.fori_loop(0, 10, sgd, w0) - y) ** 2)
+    hyper = ft.grad(val_loss)
+    args = (np.array(-2.0), np.zeros(8), x, y)
+    jitted = ft.jit(hyper)
+    assert_close(jitted(*args), hyper(*args))
+    scans = [e for e in jitted.lower(*args).optimized.eqns if e.op.name.startswith("scan")]
+    assert len(scans) == 2
+    forward, backward = scans
+    assert len(forward.outs) <= 3   # the weights, and what the backward step reads of a step
+    assert all(v.shape != x.shape for v in backward.outs)   # no cotangent for the data
+    body = backward.op.loop.body.optimized()
+    assert all(v.shape != x.shape for e in body.eqns for v in e.outs)

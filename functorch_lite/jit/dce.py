@@ -4,9 +4,11 @@ Walks the equations backwards with the set of live Vars (JAX's dce_jaxpr in one 
 because every op is pure; a guarded equation (a value-dependent shape, checked on each call)
 is kept, since the Python that read that shape while tracing may have baked it into the
 program. This removes what the transforms compute and discard: the primal
-outputs under grad, f's own output tangent under jacfwd, unused cotangents.
+outputs under grad, f's own output tangent under jacfwd, unused cotangents. A loop equation
+that is kept loses the outputs and operands nobody needs (loops.prune).
 """
 from .ir import Var
+from .loops import prune
 
 
 def eliminate_dead_code(program):
@@ -14,6 +16,7 @@ def eliminate_dead_code(program):
     kept = []
     for eqn in reversed(program.eqns):
         if eqn.guard or any(v.id in live for v in eqn.outs):
+            eqn = prune(eqn, live)
             kept.append(eqn)
             live.update(a.id for a in eqn.ins if isinstance(a, Var))
     kept.reverse()

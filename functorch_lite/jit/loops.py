@@ -127,12 +127,19 @@ class _Body:
                 env[v.id] = o
         return [read(a) for a in self.outputs]
 
+    def optimized(self):
+        """The body program after ft.jit's passes (computed once)."""
+        program = self._compiled.get("optimized")
+        if program is None:
+            from .api import optimize
+            program = self._compiled["optimized"] = optimize(self.program)
+        return program
+
     def compiled(self, xp):
         fn = self._compiled.get(xp)
         if fn is None:
-            from .api import optimize
             from .codegen import generate
-            fn = self._compiled[xp] = generate(optimize(self.program), xp)
+            fn = self._compiled[xp] = generate(self.optimized(), xp)
         return fn
 
     def fits(self, avals, default_dtypes=False):
@@ -206,14 +213,24 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, unroll=1, weak_xs
     body = _traced(flat_body, values + x_values, ["carry"] * nc + ["xs"] * nx)
     if body is None or not body.fits(avals, default_dtypes=weak_xs):
         return None
-    order = range(length - 1, -1, -1) if reverse else range(length)
-    y_avals = [(a.shape, a.dtype) for a in body.outputs[nc:]]
+    op = _scan_op(f"scan[{_name(fun)}]", body, nc, nx)
+    loop_rules.scan_rules(op, body, nc, nx)
+    outs = op(*init_leaves, *xs_leaves, *body.captured, length=length, reverse=reverse,
+              unroll=unroll)
+    return (init_spec.unflatten(list(outs[:nc])),
+            y_spec[0].unflatten(list(outs[nc:])))
+
+
+def _scan_op(name, body, nc, nx):
+    """The op of a scan equation over `body` (nc carry leaves, nx leaves of xs, then the
+    values it captured)."""
+    ny = len(body.outputs) - nc
 
     def kernel(xp, *ops, length, reverse, unroll):
         fn = body.compiled(xp)
         carry, xs, consts = list(ops[:nc]), ops[nc:nc + nx], ops[nc + nx:]
-        ys = [[] for _ in y_avals]
-        for i in order:
+        ys = [[] for _ in range(ny)]
+        for i in (range(length - 1, -1, -1) if reverse else range(length)):
             out = fn(*carry, *[x[i] for x in xs], *consts)
             carry = out[:nc]
             for acc, y in zip(ys, out[nc:]):
@@ -221,13 +238,51 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, unroll=1, weak_xs
         stacked = [xp.stack(acc[::-1] if reverse else acc) for acc in ys]
         return _fresh(carry, ops) + tuple(stacked)
 
-    op = Op(f"scan[{_name(fun)}]", kernel, multiple_results=True)
+    op = Op(name, kernel, multiple_results=True)
     op.loop = LoopInfo("scan", body, nc=nc, nx=nx)
-    loop_rules.scan_rules(op, body, nc, nx)
-    outs = op(*init_leaves, *xs_leaves, *body.captured, length=length, reverse=reverse,
-              unroll=unroll)
-    return (init_spec.unflatten(list(outs[:nc])),
-            y_spec[0].unflatten(list(outs[nc:])))
+    return op
+
+
+def prune(eqn, live):
+    """A scan equation without what nobody reads (DCE's rule for loops): the ys not in `live`
+    (the Var ids read later), the carries that neither they nor the live outputs depend on,
+    and the xs and captured operands the remaining body does not read. The forward scan of a
+    gradient stacks every value its step's tape keeps; the backward scan reads only those its
+    rules need, and this drops the others (and their computation) from the forward."""
+    loop = getattr(eqn.op, "loop", None)
+    if loop is None or loop.kind != "scan":
+        return eqn
+    nc, nx = loop.nc, loop.nx
+    program = loop.body.optimized()
+    keep_y = [v.id in live for v in eqn.outs[nc:]]
+    keep_c = [v.id in live for v in eqn.outs[:nc]]
+    while True:
+        read = _inputs_read(program, keep_c + keep_y)
+        new = [k or r for k, r in zip(keep_c, read[:nc])]
+        if new == keep_c:
+            break
+        keep_c = new
+    keep_in = keep_c + read[nc:]
+    if all(keep_in) and all(keep_y):
+        return eqn
+    body = _Body.__new__(_Body)
+    body.outputs = [a for a, k in zip(program.outputs, keep_c + keep_y) if k]
+    body.program = Program([v for v, k in zip(program.inputs, keep_in) if k], program.eqns,
+                           body.outputs)
+    body.captured, body._compiled = [], {}
+    op = _scan_op(eqn.op.name, body, sum(keep_c), sum(read[nc:nc + nx]))
+    return eqn.__class__(op, eqn.params, [a for a, k in zip(eqn.ins, keep_in) if k],
+                         [v for v, k in zip(eqn.outs, keep_c + keep_y) if k], eqn.region,
+                         eqn.guard)
+
+
+def _inputs_read(program, wanted):
+    """Which inputs of `program` the outputs flagged in `wanted` depend on."""
+    live = {a.id for a, w in zip(program.outputs, wanted) if w and isinstance(a, Var)}
+    for eqn in reversed(program.eqns):
+        if eqn.guard or any(v.id in live for v in eqn.outs):
+            live.update(a.id for a in eqn.ins if isinstance(a, Var))
+    return [v.id in live for v in program.inputs]
 
 
 def fori_scan(lower, upper, body_fun, init_val, checked_body, unroll=1):

@@ -248,13 +248,12 @@ def lower_program(program, values, ctx):
 def _programs(program, bodies):
     """The program and, recursively, the optimized programs of its loops' bodies, which are
     recorded in `bodies` (id of the traced body -> (body, program)) for lowering."""
-    from .api import optimize
     yield program
     for eqn in program.eqns:
         loop = getattr(eqn.op, "loop", None)
         for body in (loop.body, loop.cond) if loop is not None else ():
             if body is not None and id(body) not in bodies:
-                bodies[id(body)] = (body, optimize(body.program))
+                bodies[id(body)] = (body, body.optimized())
                 yield from _programs(bodies[id(body)][1], bodies)
 
 

@@ -109,7 +109,10 @@ def scan_rules(op, body, nc, nx):
     op.def_batch_rule(lambda args, bdims, **p: _scan_batch(body, nc, nx, args, bdims, **p))
     op.def_jvp(lambda primals, tangents, **p: _scan_jvp(body, nc, nx, primals, tangents, **p))
     op.def_rule("vjp_fwd", lambda *primals, **p: _scan_fwd(body, nc, nx, primals, **p))
-    op.def_vjp(lambda ct, primals, res, **p: _scan_vjp(body, nc, nx, ct, primals, res, **p))
+    def vjp_rule(ct, primals, res, **p):
+        return _scan_vjp(body, nc, nx, ct, primals, res, **p)
+    vjp_rule.takes_needed = True   # Note [residual snapshots] in reverse.py
+    op.def_vjp(vjp_rule)
 
 
 def _scan(step, init, xs, length, reverse, unroll):
@@ -151,7 +154,6 @@ def _scan_jvp(body, nc, nx, primals, tangents, *, length, reverse, unroll):
     t_xs = [t for t in tangents[nc:nc + nx] if t is not None]
     x_has = has[nc:nc + nx]
     t_consts = tangents[nc + nx:]
-    m = sum(moving)
 
     def step(c, x):
         c, tc = c[:nc], iter(c[nc:])
@@ -231,33 +233,39 @@ def _scan_fwd(body, nc, nx, primals, *, length, reverse, unroll):
     return tuple(carry + ys[:ny]), (tapes[0], ys[ny:])
 
 
-def _scan_vjp(body, nc, nx, ct, primals, residuals, *, length, reverse, unroll):
+def _scan_vjp(body, nc, nx, ct, primals, residuals, *, length, reverse, unroll,
+              needed=None):
     tape, stacked = residuals
     carries, xs, consts = primals[:nc], primals[nc:nc + nx], list(primals[nc + nx:])
     diff = [_inexact(p) for p in primals]
-    dc, dx, dk = diff[:nc], diff[nc:nc + nx], diff[nc + nx:]
+    needed = [True] * len(primals) if needed is None else needed
+    # the carries' cotangents flow through every step; those of xs and of the values read
+    # from outside are made only where reverse mode wants them (not for a data matrix)
+    want = diff[:nc] + [d and n for d, n in zip(diff[nc:], needed[nc:])]
+    dc, wx, wk = diff[:nc], want[nc:nc + nx], want[nc + nx:]
     outs = body.outputs
     dy = [_inexact(v) for v in outs[nc:]]
     like = next((p for p in primals if hasattr(p, "shape")), None)
     ct_c = [_zeros(c) if g is None else g for c, g, d in zip(carries, ct[:nc], dc) if d]
     ct_ys = [fnp.zeros((length,) + v.shape, dtype=v.dtype, like=like) if g is None else g
              for v, g, d in zip(outs[nc:], ct[nc:], dy) if d]
-    ct_k = [_zeros(k) for k, d in zip(consts, dk) if d]
-    n_c, n_x, n_r = len(ct_c), sum(dx), len(stacked)
+    ct_k = [_zeros(k) for k, w in zip(consts, wk) if w]
+    n_c, n_x, n_r = len(ct_c), sum(wx), len(stacked)
     out_diff = dc + dy
 
     def pullback(point, res, g_out):
-        """The cotangents of the step's differentiable inputs from those of its outputs."""
+        """The cotangents the step's inputs want, from those of its outputs."""
         if tape is None:    # the forward stacked the carries: run the step again under vjp
             def f(*d):
-                values = body.run(*_merge(diff, d, (p for p, k in zip(point, diff) if not k)))
+                values = body.run(*_merge(want, d, (p for p, k in zip(point, want) if not k)))
                 return tuple(v for v, keep in zip(values, out_diff) if keep)
-            return list(vjp(f, *[p for p, k in zip(point, diff) if k])[1](tuple(g_out)))
+            return list(vjp(f, *[p for p, k in zip(point, want) if k])[1](tuple(g_out)))
         g_out = iter(g_out)
         seeds = [(slot, next(g_out)) for slot, keep in zip(tape.out_slots, out_diff) if keep]
         cts = tape.backward(res, consts, [(s, g) for s, g in seeds if s is not None])
-        slots = iter(range(sum(diff)))   # the inputs' slots, in order
-        return [_input_ct(cts, next(slots), p) for p, k in zip(point, diff) if k]
+        slots = iter(range(sum(diff)))   # the forward's input slots, in order
+        return [_input_ct(cts, s, p) for s, p, w in
+                ((next(slots) if d else None, p, w) for p, d, w in zip(point, diff, want)) if w]
 
     def step(c, x):
         g_c, g_k = c[:n_c], c[n_c:]
@@ -268,7 +276,7 @@ def _scan_vjp(body, nc, nx, ct, primals, residuals, *, length, reverse, unroll):
         return g_c + [a + b for a, b in zip(g_k, g_k_i)], g_x
     carry, g_xs = _scan(step, ct_c + ct_k, list(stacked) + list(xs) + ct_ys, length,
                         not reverse, unroll)
-    return tuple(_merge(diff, carry[:n_c] + g_xs + carry[n_c:], [None] * len(primals)))
+    return tuple(_merge(want, carry[:n_c] + g_xs + carry[n_c:], [None] * len(primals)))
 
 
 def _input_ct(cts, slot, primal):
