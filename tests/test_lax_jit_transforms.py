@@ -299,3 +299,47 @@ def test_loop_equations_keep_only_what_is_read():
     assert all(v.shape != x.shape for v in backward.outs)   # no cotangent for the data
     body = backward.op.loop.body.optimized()
     assert all(v.shape != x.shape for e in body.eqns for v in e.outs)
+
+
+def _edge_cases():
+    x, xs = RNG.standard_normal(3), RNG.standard_normal((4, 3))
+    keys = ft.random.split(ft.random.key(0), 4)
+
+    def counted(w):   # an integer carry beside the differentiated one
+        step = lambda c, _: ((c[0] + 1, np.tanh(c[1] @ w) * c[0]), None)   # noqa: E731
+        return ft.scan(step, (0, x), None, length=4)[0][1].sum()
+
+    def branchy(w):   # a predicate on the slice: both branches and a select in the program
+        body = lambda c, xi: (ft.cond(xi.sum() > 0, lambda v: np.sin(v @ w),  # noqa: E731
+                                      lambda v: v * 2, c), None)
+        return ft.scan(body, x, xs)[0].sum()
+
+    def draws(k):     # keys split in the carry, one per example
+        def step(c, _):
+            key, acc = c
+            new, sub = ft.random.split(key)
+            return (new, acc + ft.random.normal(sub, (3,))), None
+        return ft.scan(step, (k, np.zeros(3)), None, length=3)[0][1]
+
+    def tanh_scan(w):
+        return ft.scan(lambda c, _: (np.tanh(c @ w), None), x, None, length=3)[0]
+    return [
+        ("int carry", ft.grad(counted), (W,)),
+        ("lax.map", ft.grad(lambda w: ft.lax.map(lambda r: np.sin(r @ w).sum(), xs).sum()), (W,)),
+        ("cond in body", ft.grad(branchy), (W,)),
+        ("random keys", ft.vmap(draws), (keys,)),
+        ("vjp", lambda w: ft.vjp(tanh_scan, w)[1](np.ones(3)), (W,)),
+        ("linearize", lambda w: ft.linearize(tanh_scan, w)[1](np.ones_like(w)), (W,)),
+        ("jvp of grad", lambda w: ft.jvp(ft.grad(lambda w: tanh_scan(w).sum()), (w,),
+                                         (np.ones_like(w),)), (W,)),
+        ("batched bounds", ft.vmap(lambda n, v: ft.fori_loop(0, n, lambda i, c: c * 1.5, v)),
+         (np.array([1, 3, 2]), np.ones(3))),
+    ]
+
+
+@pytest.mark.parametrize("name, f, args", _edge_cases(), ids=[c[0] for c in _edge_cases()])
+def test_loop_compositions_under_jit(name, f, args):
+    jitted = ft.jit(f)
+    for _ in range(2):
+        assert_close(jitted(*args), f(*args))
+    assert loop_eqns(jitted, *args)[0]
