@@ -21,7 +21,7 @@ def _loop(kind, program, n):
     if kind == "scan":
         def f(x, y):
             ys = fnp.stack([y * (0.5 + 0.25 * k) for k in range(n)])
-            c, outs = ft.scan(lambda c, yi: (mix(c, program(c, yi)), program(c, yi)), x, ys)
+            c, outs = ft.scan(lambda c, yi: (mix(c, program(c, yi)), program(c, y * yi)), x, ys)
             return fnp.sum(c) + fnp.sum(outs * 0.5)
     elif kind == "fori_loop":
         def f(x, y):
@@ -53,15 +53,15 @@ STACKS = {
 FORWARD_ONLY = ("vmap", "jvp", "vmap_jvp")
 
 
-@settings(max_examples=40, deadline=None)
+@pytest.mark.parametrize("kind", ["scan", "fori_loop", "while_loop"])
+@settings(max_examples=30, deadline=None)
 @given(data=st.data(), seed=st.integers(0, 2 ** 16))
-def test_loops_under_transforms_jitted_equal_eager(data, seed):
+def test_loops_under_transforms_jitted_equal_eager(kind, data, seed):
     draw = HypothesisDraw(data)
     rng = np.random.default_rng(seed)
+    name = draw.choice(sorted(STACKS) if kind != "while_loop" else list(FORWARD_ONLY))
     shape = draw_shape(draw)
     desc, program = draw_program(draw, shape, rng)
-    kind = draw.choice(["scan", "fori_loop", "while_loop"])
-    name = draw.choice(sorted(STACKS) if kind != "while_loop" else list(FORWARD_ONLY))
     transform, batched = STACKS[name]
     f = transform(_loop(kind, program, draw.integers(1, 4)))
     jitted = ft.jit(f)
