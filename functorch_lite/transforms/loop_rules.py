@@ -41,7 +41,8 @@ from .. import numpy as fnp
 from ..jit import loops
 from ..interpreter import recomputation
 from ..jit.ir import Var
-from ..rule_checks import shape_of
+from ..batching_rules.helpers import batch_size
+from ..rule_checks import inexact, shape_of
 from ..tensor import Tensor
 from .custom import _batch_at_front
 from .forward import jvp
@@ -51,13 +52,6 @@ from .vmap import batch_subcall
 
 class NotReversible(TypeError):
     """Reverse mode met a while_loop compiled by ft.jit (its trip count is decided per call)."""
-
-
-def _inexact(x):
-    dt = getattr(x, "dtype", None)
-    if dt is None:
-        return isinstance(x, (float, complex))
-    return np.dtype(dt).kind in "fc"
 
 
 def _reached(program, seeds):
@@ -83,14 +77,6 @@ def _carried(program, carry, rest, allowed=None):
         carry = new
 
 
-def _batch_size(args, bdims):
-    return next(shape_of(a)[d] for a, d in zip(args, bdims) if d is not None)
-
-
-def _front(x, bdim, size):
-    return _batch_at_front(x, bdim, size)
-
-
 def _zeros(x):
     return fnp.zeros_like(x) if hasattr(x, "shape") else fnp.zeros_like(np.asarray(x))
 
@@ -109,6 +95,7 @@ def scan_rules(op, body, nc, nx):
     op.def_batch_rule(lambda args, bdims, **p: _scan_batch(body, nc, nx, args, bdims, **p))
     op.def_jvp(lambda primals, tangents, **p: _scan_jvp(body, nc, nx, primals, tangents, **p))
     op.def_rule("vjp_fwd", lambda *primals, **p: _scan_fwd(body, nc, nx, primals, **p))
+
     def vjp_rule(ct, primals, res, **p):
         return _scan_vjp(body, nc, nx, ct, primals, res, **p)
     vjp_rule.takes_needed = True   # Note [residual snapshots] in reverse.py
@@ -123,12 +110,12 @@ def _scan(step, init, xs, length, reverse, unroll):
 
 
 def _scan_batch(body, nc, nx, args, bdims, *, length, reverse, unroll):
-    size = _batch_size(args, bdims)
+    size = batch_size(args, bdims)
     consts, kdims = args[nc + nx:], bdims[nc + nx:]
     batched, out = _carried(body.program, [d is not None for d in bdims[:nc]],
                             [d is not None for d in bdims[nc:]])
     y_batched = out[nc:]
-    init = [_front(a, d, size) if b else a for a, d, b in zip(args[:nc], bdims, batched)]
+    init = [_batch_at_front(a, d, size) if b else a for a, d, b in zip(args[:nc], bdims, batched)]
     xs = [x if d is None else fnp.moveaxis(x, d, 1)
           for x, d in zip(args[nc:nc + nx], bdims[nc:nc + nx])]
     in_dims = ([0 if b else None for b in batched]
@@ -136,7 +123,7 @@ def _scan_batch(body, nc, nx, args, bdims, *, length, reverse, unroll):
 
     def step(c, x):
         leaves, dims, _ = batch_subcall(body.run, c + x + list(consts), in_dims, size)
-        leaves = [_front(v, d, size) if b else v
+        leaves = [_batch_at_front(v, d, size) if b else v
                   for v, d, b in zip(leaves, dims, batched + y_batched)]
         return leaves[:nc], leaves[nc:]
     carry, ys = _scan(step, init, xs, length, reverse, unroll)
@@ -147,9 +134,9 @@ def _scan_batch(body, nc, nx, args, bdims, *, length, reverse, unroll):
 def _scan_jvp(body, nc, nx, primals, tangents, *, length, reverse, unroll):
     carries, xs, consts = primals[:nc], primals[nc:nc + nx], primals[nc + nx:]
     has = [t is not None for t in tangents]
-    moving, out = _carried(body.program, has[:nc], has[nc:], [_inexact(c) for c in carries])
+    moving, out = _carried(body.program, has[:nc], has[nc:], [inexact(c) for c in carries])
     ny = len(body.outputs) - nc
-    y_moving = [r and _inexact(v) for r, v in zip(out[nc:], body.outputs[nc:])]
+    y_moving = [r and inexact(v) for r, v in zip(out[nc:], body.outputs[nc:])]
     t_init = [_zeros(c) if t is None else t for c, t, m in zip(carries, tangents, moving) if m]
     t_xs = [t for t in tangents[nc:nc + nx] if t is not None]
     x_has = has[nc:nc + nx]
@@ -210,7 +197,7 @@ def _scan_fwd(body, nc, nx, primals, *, length, reverse, unroll):
     tape of each step keeps (when the step is traced as one body), else the carry entering
     each step (the backward then runs the step's forward again)."""
     consts = list(primals[nc + nx:])
-    diff = [_inexact(p) for p in primals]
+    diff = [inexact(p) for p in primals]
     tapes = []
 
     def step(c, x):
@@ -237,14 +224,14 @@ def _scan_vjp(body, nc, nx, ct, primals, residuals, *, length, reverse, unroll,
               needed=None):
     tape, stacked = residuals
     carries, xs, consts = primals[:nc], primals[nc:nc + nx], list(primals[nc + nx:])
-    diff = [_inexact(p) for p in primals]
+    diff = [inexact(p) for p in primals]
     needed = [True] * len(primals) if needed is None else needed
     # the carries' cotangents flow through every step; those of xs and of the values read
     # from outside are made only where reverse mode wants them (not for a data matrix)
     want = diff[:nc] + [d and n for d, n in zip(diff[nc:], needed[nc:])]
     dc, wx, wk = diff[:nc], want[nc:nc + nx], want[nc + nx:]
     outs = body.outputs
-    dy = [_inexact(v) for v in outs[nc:]]
+    dy = [inexact(v) for v in outs[nc:]]
     like = next((p for p in primals if hasattr(p, "shape")), None)
     ct_c = [_zeros(c) if g is None else g for c, g, d in zip(carries, ct[:nc], dc) if d]
     ct_ys = [fnp.zeros((length,) + v.shape, dtype=v.dtype, like=like) if g is None else g
@@ -311,14 +298,14 @@ def _while(cond_fn, body_fn, init):
 
 
 def _while_batch(cond, body, nc, nk, args, bdims):
-    size = _batch_size(args, bdims)
+    size = batch_size(args, bdims)
     carry, kc, kb = args[:nc], args[nc:nc + nk], args[nc + nk:]
     dc, dkc, dkb = bdims[:nc], bdims[nc:nc + nk], bdims[nc + nk:]
     batched, _ = _carried(body.program, [d is not None for d in dc], [d is not None for d in dkb])
     pred_batched = _reached(cond.program, batched + [d is not None for d in dkc])[0]
     if pred_batched:
         batched = [True] * nc
-    init = [_front(a, d, size) if b else a for a, d, b in zip(carry, dc, batched)]
+    init = [_batch_at_front(a, d, size) if b else a for a, d, b in zip(carry, dc, batched)]
     c_dims = [0 if b else None for b in batched]
 
     def run(program, c, consts, kdims):
@@ -327,7 +314,7 @@ def _while_batch(cond, body, nc, nk, args, bdims):
 
     def step(c):
         leaves, dims = run(body, c, kb, dkb)
-        return [_front(v, d, size) if b else v for v, d, b in zip(leaves, dims, batched)]
+        return [_batch_at_front(v, d, size) if b else v for v, d, b in zip(leaves, dims, batched)]
 
     if not pred_batched:
         return (tuple(_while(lambda c: run(cond, c, kc, dkc)[0][0], step, init)),
@@ -335,7 +322,7 @@ def _while_batch(cond, body, nc, nk, args, bdims):
 
     def pred(c):
         (p,), (d,) = run(cond, c, kc, dkc)
-        return _front(p, d, size)
+        return _batch_at_front(p, d, size)
 
     def select(c):
         p, new = pred(c), step(c)
@@ -347,7 +334,7 @@ def _while_batch(cond, body, nc, nk, args, bdims):
 def _while_jvp(cond, body, nc, nk, primals, tangents):
     carry, kc, kb = primals[:nc], primals[nc:nc + nk], list(primals[nc + nk:])
     has = [t is not None for t in tangents]
-    moving, _ = _carried(body.program, has[:nc], has[nc + nk:], [_inexact(c) for c in carry])
+    moving, _ = _carried(body.program, has[:nc], has[nc + nk:], [inexact(c) for c in carry])
     t_init = [_zeros(c) if t is None else t for c, t, m in zip(carry, tangents, moving) if m]
     t_kb = tangents[nc + nk:]
 
@@ -374,8 +361,8 @@ def checkpoint_rules(op, body):
 
     @op.def_vjp
     def _vjp(ct, primals, _):
-        diff = [_inexact(p) for p in primals]
-        outs = [_inexact(v) for v in body.outputs]
+        diff = [inexact(p) for p in primals]
+        outs = [inexact(v) for v in body.outputs]
 
         def f(*d):
             values = run(*_merge(diff, d, (p for p, k in zip(primals, diff) if not k)))
@@ -390,5 +377,5 @@ def checkpoint_rules(op, body):
 
     @op.def_batch_rule
     def _batch(args, bdims):
-        leaves, dims, _ = batch_subcall(run, args, bdims, _batch_size(args, bdims))
+        leaves, dims, _ = batch_subcall(run, args, bdims, batch_size(args, bdims))
         return tuple(leaves), tuple(dims)
