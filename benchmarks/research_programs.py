@@ -20,7 +20,8 @@ so functorch_lite, JAX and torch.func run the same code):
 
 Each row prints the milliseconds per call of every column: the process's CPU time (all its
 threads; one is busy), the best of `--repeats` rounds of interleaved batches, since on a shared
-machine wall-clock time measures the other tenants as much as the program; the ratios ft.jit(xla) / JAX
+machine wall-clock time measures the other tenants as much as the program; the ratios ft.jit(xla)
+/ JAX
 and ft.jit(numpy) / JAX, the first-call (trace + compile) seconds of ft.jit on XLA and of jax.jit,
 and the largest difference of ft.jit(xla) from ft.jit(numpy) relative to the result's scale.
 JAX runs with 64-bit types enabled (the programs are float64), twice: on arguments it already

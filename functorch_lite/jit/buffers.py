@@ -12,7 +12,8 @@ elementwise ufunc may write over one of its own operands, matmul may not (its ou
 computed one element at a time); the values are those of a fresh result, and only which of
 two NaNs propagates may differ (`np.add(x, y, out=x)` takes another loop than `x + y`): the
 sign and payload of a NaN are not part of ft.jit's contract (IEEE 754 leaves them
-unspecified, and NumPy's SIMD and scalar loops already differ there). Fewer fresh allocations mean fewer page faults on large
+unspecified, and NumPy's SIMD and scalar loops already differ there). Fewer fresh allocations mean
+fewer page faults on large
 arrays and a lower peak of memory.
 """
 import numpy as np

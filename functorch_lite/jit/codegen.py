@@ -3,7 +3,8 @@
 Each equation is one line `v7 = k3(v2, c0)`, where `k3` is the op's kernel for the backend with
 its static params bound, so a call of the compiled function costs one Python call per primitive
 and nothing else: no dispatch, no interpreters, no rules. Ufunc equations write into the
-buffers of dead intermediates where buffers.py allows it (`v9 = k5(v7, v8, out=v7)`). Constants are globals of the
+buffers of dead intermediates where buffers.py allows it (`v9 = k5(v7, v8, out=v7)`). Constants
+are globals of the
 generated function; an output that is a constant array is copied, so a caller that writes into
 a result never changes what a later call returns.
 
@@ -14,7 +15,8 @@ the traced one (the caller traces again). Outputs are fresh: one that may share 
 input, a constant or another output (a view of one, an input returned as is, a value
 returned twice) is copied, so writing into a result never changes an argument, a later result
 or another output; a view of an intermediate no other output shares (a transposed product) is
-returned as is, as eager code returns it. A weak Var (Python scalar arithmetic) is made a Python scalar again (`.item()`).
+returned as is, as eager code returns it. A weak Var (Python scalar arithmetic) is made a Python
+scalar again (`.item()`).
 
 On a device module each fusion group (fuse.py) becomes one generated function of xp ufunc calls
 wrapped with `xp.fuse`, called once (`v8, v9 = g0(v6, v0)`): cupy.fuse compiles it into one

@@ -19,9 +19,10 @@ creation result, a one-hot basis of jacrev) or a folded subprogram. ft.jit follo
 and holds it in every pass: such a value is read once, at trace time. Tracing copies each
 mutable array operand when it first meets it, in its exact layout (strides and offset: a
 layout-blind copy would make a broadcast view's zero stride real and send matmul down another
-path), so a later in-place change by the caller (`A *= 10`) is seen by no part of the program, exactly as it is not seen by Python code that ran
-while tracing (`np.sum(A)` on a closure array runs once, then). Passes may therefore read and
-fold constants freely. Arrays that change between calls are arguments.
+path), so a later in-place change by the caller (`A *= 10`) is seen by no part of the program,
+exactly as it is not seen by Python code that ran while tracing (`np.sum(A)` on a closure array
+runs once, then). Passes may therefore read and fold constants freely. Arrays that change
+between calls are arguments.
 
 An Eqn carries two marks besides its op: `region` (equations of a recomputation, such as a
 checkpointed segment replayed in the backward pass, get a fresh region, and CSE never merges

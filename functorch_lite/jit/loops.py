@@ -33,8 +33,8 @@ be traced on its own: Python control flow or a conversion on a value that change
 iterations (the loop index included: `table[i]` on a NumPy array), a carry whose shape or dtype
 the body changes, a Python number in the carry that the body makes a NumPy scalar meeting
 arrays of less than 64-bit precision, or (fori_loop under a transform, a scan over int64
-indices) an index meeting them, where a Python int and an int64 would promote differently. The loop equation's outputs are fresh arrays, never one of its
-operands.
+indices) an index meeting them, where a Python int and an int64 would promote differently.
+The loop equation's outputs are fresh arrays, never one of its operands.
 """
 import numpy as np
 import optree

@@ -222,8 +222,9 @@ class TraceInterpreter(Interpreter):
 
 
 def trace(f, leaves, dynamic, rebuild, input_names):
-    """(Program, output values) of f traced at `leaves` (the argument leaves; those marked in `dynamic` are
-    the program's inputs, the others constants). `rebuild(leaves)` gives (args, kwargs)."""
+    """(Program, output values) of f traced at `leaves` (the argument leaves; those marked in
+    `dynamic` are the program's inputs, the others constants). `rebuild(leaves)` gives (args,
+    kwargs)."""
     with TraceInterpreter(input_names) as interp:
         wrapped = [interp.new_input(x) if d else x for x, d in zip(leaves, dynamic)]
         args, kwargs = rebuild(wrapped)

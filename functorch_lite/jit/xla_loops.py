@@ -3,7 +3,8 @@
 Note [XLA loops]
 ----------------
 A scan equation lowers to `jax.lax.scan`, a fori_loop to `jax.lax.fori_loop` (its index an
-int64 0-d value; the NumPy kernel passes a Python int, of that dtype when promoted) and a while_loop to `jax.lax.while_loop`,
+int64 0-d value; the NumPy kernel passes a Python int, of that dtype when promoted) and a
+while_loop to `jax.lax.while_loop`,
 so the compiled program holds one XLA while loop whatever the trip count. Their bodies are the
 loop's body program, optimized as the NumPy backend's is, lowered by the same per-equation
 lowering as the whole program (xla.lower_program): nested loops nest, and an op that runs on

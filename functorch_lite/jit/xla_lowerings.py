@@ -12,7 +12,8 @@ same way.
 
 A lowering raises NotLowered for operands it cannot express (a boolean mask computed by the
 program, whose selection has a value-dependent size): that equation then runs on the host.
-`ctx.out_dtypes` are the dtypes the trace recorded for the equation's results; `ctx.check(flag)` records a boolean that is true when the op would have raised (an index out of
+`ctx.out_dtypes` are the dtypes the trace recorded for the equation's results; `ctx.check(flag)`
+records a boolean that is true when the op would have raised (an index out of
 range): the compiled function returns it with the outputs, and a call whose flag is set is re-run
 on NumPy, which raises the op's own error.
 """

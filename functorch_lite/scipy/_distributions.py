@@ -114,7 +114,8 @@ def _expon_sf(x, loc=0.0, scale=1.0):
 def _t_cdf(x, df, loc=0.0, scale=1.0):
     """Student's t CDF (t.cdf) through betainc: 1/2 I_{df/(df+z^2)}(df/2, 1/2) in the tails and
     1/2 + sign(z)/2 I_{z^2/(df+z^2)}(1/2, df/2) near the centre (z^2 < min(df, 4)), each where
-    its argument keeps its precision and the sum does not cancel. At z = 0 exactly (where betainc's derivative is infinite times the chain
+    its argument keeps its precision and the sum does not cancel. At z = 0 exactly (where
+    betainc's derivative is infinite times the chain
     rule's 0) the value is 1/2 + z pdf(z), which has the right first and second derivatives."""
     df = as_operand(df)
     return _t_tail(_z(x, loc, scale, df), df)
@@ -319,7 +320,8 @@ def _document(name, method, fn, shapes, example, values):
         raises.append(_SHAPES_RAISE.format(shapes))
     raises = "".join(f"\n    {r}" for r in raises)
     fn.__doc__ = (f"{inspect.cleandoc(fn.__doc__)}\n\nArgs:\n{args}\n\nReturns:\n    "
-                  f"{_RETURNS[method].format(x=params[0])}, {_DTYPE}\n" + (f"\nRaises:{raises}\n" if raises else "")
+                  f"{_RETURNS[method].format(x=params[0])}, {_DTYPE}\n"
+                  + (f"\nRaises:{raises}\n" if raises else "")
                   + f"""
 Examples:
     >>> import numpy as np

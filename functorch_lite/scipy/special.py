@@ -1,5 +1,6 @@
 """scipy.special's functions (as jax.scipy.special). erf, erfc, erfinv, gammaln, digamma,
-polygamma, ndtri, gammainc, gammaincc and betainc are primitives with SciPy kernels; the others compose library ops in their
+polygamma, ndtri, gammainc, gammaincc and betainc are primitives with SciPy kernels; the others
+compose library ops in their
 numerically stable forms (expit and softmax never overflow, logsumexp is shifted by the max,
 xlogy is 0 where x is 0 with a finite derivative there).
 """
