@@ -15,22 +15,13 @@ Every result is checked against NumPy before it is timed; times are the best of 
 On a shared machine set OPENBLAS_NUM_THREADS=1, or the ratios mean little.
 """
 import argparse
-import time
 
 import numpy as np
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
 
-
-def best_ms(fn, repeat):
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e3
+from _timing import best_ms
 
 
 def solve_case(n, repeat):

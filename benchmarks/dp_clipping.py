@@ -20,6 +20,7 @@ import tracemalloc
 import warnings
 
 import numpy as np
+from _timing import interleaved_medians
 import optree
 
 import functorch_lite as ft
@@ -80,15 +81,9 @@ def peak_bytes(fn):
 
 
 def timed(fns, repeats):
-    for fn in fns:
-        fn()
-    times = [[] for _ in fns]
-    for _ in range(repeats):
-        for fn, ts in zip(fns, times):
-            t0 = CLOCK()
-            fn()
-            ts.append(CLOCK() - t0)
-    return [float(np.median(ts)) for ts in times]
+    """Median seconds of each function, measured interleaved with CLOCK (wall time, or
+    this process's CPU time with --cpu-time)."""
+    return interleaved_medians(fns, repeats, CLOCK)
 
 
 def check_equal(loss, params, batch):

@@ -10,21 +10,12 @@ parameters at N and M inputs; the NTK is einsum("Nap,Mbp->NMab", J1, J2). NumPy'
 Times are the best of `repeat` runs, in milliseconds.
 """
 import argparse
-import time
 
 import numpy as np
 
 import functorch_lite.numpy as fnp
 
-
-def best_ms(fn, repeat):
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e3
+from _timing import best_ms
 
 
 def main(quick=False):

@@ -17,22 +17,13 @@ forward over reverse does two (A @ V for the tangents, A^T @ (...) in the backwa
 JAX and torch.func, plus a few elementwise passes over the n x n tangents.
 """
 import argparse
-import time
 
 import numpy as np
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
 
-
-def best_ms(fn, repeat):
-    fn()  # warm up
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e3
+from _timing import best_ms
 
 
 def hessian_case(n, repeat):

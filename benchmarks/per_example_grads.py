@@ -8,10 +8,10 @@ to hand-written NumPy, and peak traced memory (tracemalloc).
 Targets (issue 4): at most 1.3x hand-written at batch 64 and 1.15x at batch 512.
 """
 import argparse
-import time
 import tracemalloc
 
 import numpy as np
+from _timing import interleaved_medians
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
@@ -57,17 +57,8 @@ def loop_of_grad(params, X, Y):
 
 
 def timed(fns, repeats):
-    """Median seconds of each function, measured interleaved (so that load from other
-    processes affects them alike)."""
-    for fn in fns:
-        fn()  # warm up
-    times = [[] for _ in fns]
-    for _ in range(repeats):
-        for fn, ts in zip(fns, times):
-            t0 = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t0)
-    return [float(np.median(ts)) for ts in times]
+    """Median wall-clock seconds of each function, measured interleaved."""
+    return interleaved_medians(fns, repeats)
 
 
 def peak_memory(fn):

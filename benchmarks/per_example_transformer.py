@@ -12,6 +12,7 @@ import argparse
 import time
 
 import numpy as np
+from _timing import interleaved_medians
 
 import functorch_lite as ft
 from functorch_lite import nn
@@ -130,17 +131,9 @@ CLOCK = time.perf_counter
 
 
 def timed(fns, repeats):
-    """Median seconds of each function, measured interleaved (CLOCK: wall time, or with
-    --cpu-time this process's CPU time, steadier on a machine shared with other work)."""
-    for fn in fns:
-        fn()
-    times = [[] for _ in fns]
-    for _ in range(repeats):
-        for fn, ts in zip(fns, times):
-            t0 = CLOCK()
-            fn()
-            ts.append(CLOCK() - t0)
-    return [float(np.median(ts)) for ts in times]
+    """Median seconds of each function, measured interleaved with CLOCK (wall time, or
+    this process's CPU time with --cpu-time)."""
+    return interleaved_medians(fns, repeats, CLOCK)
 
 
 def _torch_figure(p, T, repeats):
