@@ -343,3 +343,23 @@ def test_loop_compositions_under_jit(name, f, args):
     for _ in range(2):
         assert_close(jitted(*args), f(*args))
     assert loop_eqns(jitted, *args)[0]
+
+
+@pytest.mark.parametrize("remat", [False, True])
+def test_jitted_gradient_through_a_scan_peaks_no_higher_than_eager(remat):
+    import tracemalloc
+    rng = np.random.default_rng(0)
+    w, h0, xs = rng.standard_normal((200, 200)) / 15, rng.standard_normal(200), \
+        rng.standard_normal((50, 200))
+    body = lambda h, x: (np.tanh(np.tanh(h @ w + x) @ w), None)   # noqa: E731
+    step = ft.checkpoint(body) if remat else body
+    g = ft.grad(lambda h0, xs: ft.scan(step, h0, xs)[0].sum(), argnums=(0, 1))
+    jitted = ft.jit(g)
+    peaks = []
+    for fn in (g, jitted):
+        fn(h0, xs)
+        tracemalloc.start()
+        fn(h0, xs)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[1] <= peaks[0], peaks
