@@ -19,14 +19,17 @@ so functorch_lite, JAX and torch.func run the same code):
            100 steps); torch runs them as Python loops
 
 Each row prints the milliseconds per call of every column: the process's CPU time (all its
-threads; one is busy), the best of `--repeats` rounds of interleaved batches, since on a shared
+threads; one is busy), the best of `--repeats` rounds of interleaved batches (each of at least
+10 calls and 5 ms, 3 calls for the eager columns: a batch of a few 0.1 ms calls would measure
+the caches the previous column left as much as the program), since on a shared
 machine wall-clock time measures the other tenants as much as the program; the ratios ft.jit(xla)
-/ JAX
-and ft.jit(numpy) / JAX, the first-call (trace + compile) seconds of ft.jit on XLA and of jax.jit,
-and the largest difference of ft.jit(xla) from ft.jit(numpy) relative to the result's scale.
-JAX runs with 64-bit types enabled (the programs are float64), twice: on arguments it already
-holds, returning its own arrays (jax.jit, its best case), and with NumPy arrays in and out
-(jax-np: what ft.jit does); xla/jax and xla/jnp are ft.jit on XLA over each. torch.func runs
+/ JAX and ft.jit(numpy) / JAX, the first-call (trace + compile) seconds of ft.jit on XLA and of
+jax.jit, and the largest difference of ft.jit(xla) from ft.jit(numpy) relative to the result's
+scale. JAX runs with 64-bit types enabled (the programs are float64), twice: on arguments it
+already holds, returning its own arrays (jax.jit, its best case), and with NumPy arrays in and
+out (jax-np). ft.jit on XLA runs both ways too: on NumPy arrays (jit-xla) and on the JAX arrays
+jax.jit holds, returning JAX arrays (xla-jax); xla/jax is xla-jax / jax.jit, xla/jnp is
+jit-xla / jax-np (each the same arrays in and out as its reference). torch.func runs
 eagerly on tensors it already holds (torch.set_num_threads(1)); `torch vs np` is its largest
 difference from ft.jit(numpy), relative as above. torch.func refuses torch.utils.checkpoint
 (saved-tensor hooks), so its neural ODE runs without checkpointing (same result, less work). A
@@ -329,13 +332,23 @@ def run_row(name, repeats, jax, torch):
         columns["jax.jit"] = jitted
         columns["jax.jit-np"] = lambda *a, f=jitted: [np.asarray(o) for o in
                                                       jax.tree_util.tree_leaves(f(*a))]
+        columns["jit-xla-jax"] = columns["jit-xla"]   # the same function, on JAX's arrays
+        held["jit-xla-jax"] = held["jax.jit"]
+        _block(columns["jit-xla-jax"](*held["jit-xla-jax"]))   # its own (second) compile
     if torch is not None:
         columns["torch"], held["torch"] = _torch_row(torch, program)
     times = {k: [] for k in columns}
+    calls = {}
+    for k, f in columns.items():   # calls per batch: at least 10 and 5 ms (eager ones 3)
+        a = held.get(k, args)
+        t0 = time.process_time()
+        _block(f(*a))
+        once = max(time.process_time() - t0, 1e-6)
+        calls[k] = 3 if k in ("eager", "torch") else max(10, int(0.005 / once) + 1)
     for _ in range(repeats):
         for k, f in columns.items():
             a = held.get(k, args)
-            n = 3 if k in ("eager", "torch") else 10
+            n = calls[k]
             gc.collect()
             gc.disable()   # as timeit: a collection the eager column provoked lands elsewhere
             t0 = time.process_time()
@@ -346,6 +359,9 @@ def run_row(name, repeats, jax, torch):
     ms = {k: float(np.min(v)) for k, v in times.items()}
     reference = columns["jit-numpy"](*args)
     diff = {"xla": _scale_diff(columns["jit-xla"](*args), reference)}
+    if "jit-xla-jax" in columns:
+        diff["xla"] = max(diff["xla"], _scale_diff(
+            columns["jit-xla-jax"](*held["jit-xla-jax"]), reference))
     if torch is not None:
         out = optree.tree_map(lambda t: t.detach().numpy(), columns["torch"](*held["torch"]))
         diff["torch"] = _scale_diff(out, reference)
@@ -361,19 +377,21 @@ def main():
     for library, module in (("JAX", jax), ("torch", torch)):
         if module is None:
             print(f"({library} is not installed: its columns are left out)")
-    head = (f"{'row':12} {'eager':>8} {'jit-np':>8} {'jit-xla':>8} {'jax.jit':>8} {'jax-np':>8}"
-            f" {'torch':>8}   {'xla/jax':>7} {'xla/jnp':>7} {'np/jax':>7}   {'compile xla':>11}"
-            f" {'jax':>6} {'ratio':>6}   {'xla vs np':>9} {'torch vs np':>11}")
+    head = (f"{'row':12} {'eager':>8} {'jit-np':>8} {'jit-xla':>8} {'xla-jax':>8} {'jax.jit':>8}"
+            f" {'jax-np':>8} {'torch':>8}   {'xla/jax':>7} {'xla/jnp':>7} {'np/jax':>7}"
+            f"   {'compile xla':>11} {'jax':>6} {'ratio':>6}   {'xla vs np':>9}"
+            f" {'torch vs np':>11}")
     print("ms of CPU per call (best round), one thread, float64; compile = first call, "
           "seconds of CPU")
     print(head)
     nan = float("nan")
     for name in args.rows:
         ms, first, diff = run_row(name, args.repeats, jax, torch)
-        j, jn, t = (ms.get(k, nan) for k in ("jax.jit", "jax.jit-np", "torch"))
+        j, jn, t, xj = (ms.get(k, nan) for k in ("jax.jit", "jax.jit-np", "torch",
+                                                 "jit-xla-jax"))
         fj = first.get("jax", nan)
         print(f"{name:12} {ms['eager']:8.3f} {ms['jit-numpy']:8.3f} {ms['jit-xla']:8.3f} "
-              f"{j:8.3f} {jn:8.3f} {t:8.3f}   {ms['jit-xla'] / j:7.2f} {ms['jit-xla'] / jn:7.2f} "
+              f"{xj:8.3f} {j:8.3f} {jn:8.3f} {t:8.3f}   {xj / j:7.2f} {ms['jit-xla'] / jn:7.2f} "
               f"{ms['jit-numpy'] / j:7.2f}   {first['xla']:11.2f} {fj:6.2f} "
               f"{first['xla'] / fj:6.2f}   {diff['xla']:9.1e} {diff.get('torch', nan):11.1e}",
               flush=True)

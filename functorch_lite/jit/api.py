@@ -30,7 +30,7 @@ from .fold import fold_constants
 from .fuse import fusion_groups
 from .simplify import simplify
 from .trace import PYTHON_SCALARS, trace
-from .xla import compile_xla, resolve_backend
+from .xla import compile_xla, is_jax_array, resolve_backend, to_jax
 from ..transforms._pytree import fresh_outputs, refuse_array_subclass
 
 PASSES = (simplify, fold_constants, eliminate_common_subexpressions, eliminate_dead_code)
@@ -106,6 +106,9 @@ class _Split:
                 refuse_array_subclass(x, "ft.jit")
                 sig.append((x.shape, x.dtype, getattr(x, "strides", None), type(x)))
                 dynamic.append(True)
+            elif is_jax_array(x):
+                sig.append((t, x.shape, x.dtype, None))   # as _tree_key keys it
+                dynamic.append(True)
             else:
                 sig.append(("static", _static_leaf(x, k, self)))
                 dynamic.append(False)
@@ -136,11 +139,12 @@ class _Split:
 def _tree_key(args):
     """The leaves of positional arguments that hold containers or Python scalars, and the fast
     key of the call: (tree structure, each array leaf's type, shape, dtype and strides, each
-    scalar's type), or None when another kind of leaf needs the full split."""
+    scalar's type; a JAX array has no strides), or None when another kind of leaf needs the
+    full split."""
     leaves, spec = optree.tree_flatten(args)
     try:
         return leaves, (spec, tuple([a.__class__ if a.__class__ in _SCALAR_TYPES else
-                                     (a.__class__, a.shape, a.dtype, a.strides)
+                                     (a.__class__, a.shape, a.dtype, getattr(a, "strides", None))
                                      for a in leaves]))
     except AttributeError:
         return leaves, None
@@ -188,12 +192,12 @@ class _Compiled:
     __slots__ = ("traced", "optimized", "out_tree", "xp", "fn", "run", "fast_key", "used",
                  "key")
 
-    def __init__(self, traced, optimized, xp, moved=(), backend="numpy"):
+    def __init__(self, traced, optimized, xp, moved=(), backend="numpy", on_jax=False):
         self.traced, self.optimized, self.out_tree = traced, optimized, traced.out_tree
         self.xp = xp
         single = self.out_tree.num_leaves == 1 and self.out_tree.num_nodes == 1
         if backend == "xla" and xp is np:  # the XLA backend (xla.py) compiles host programs
-            self.fn = compile_xla(optimized, single=single)
+            self.fn = compile_xla(optimized, single=single, on_jax=on_jax)
         else:
             self.fn = generate(optimized, xp, single=single, moved=moved)
         if single:
@@ -291,11 +295,13 @@ class Jitted:
         self._clock += 1
         fast_key = None
         if not kwargs and self._plain:
-            # Fast path: array arguments keyed by their types, shapes, dtypes and strides;
-            # calls with Python scalars (keyed by type) or containers by their pytree too
+            # Fast path: array arguments keyed by their types, shapes, dtypes and strides (a
+            # JAX array has none); calls with Python scalars (keyed by type) or containers by
+            # their pytree too
             leaves = args
             try:
-                fast_key = tuple([(a.__class__, a.shape, a.dtype, a.strides) for a in args])
+                fast_key = tuple([(a.__class__, a.shape, a.dtype, getattr(a, "strides", None))
+                                  for a in args])
             except AttributeError:
                 leaves, fast_key = _tree_key(args)
             compiled = self._fast.get(fast_key)   # None (another kind of leaf) is no key
@@ -325,6 +331,9 @@ class Jitted:
 
     def _compile(self, split, fast_key=None):
         leaves = [x for x, d in zip(split.leaves, split.dynamic) if d]
+        on_jax = any(is_jax_array(x) for x in leaves)
+        if on_jax:   # traced on NumPy copies; the XLA program takes the JAX arrays themselves
+            split, leaves = self._from_jax(split)
         # the device of the device arrays: NumPy arrays beside them (labels, masks) only
         # select, and the ops that read them move them, as in eager code
         xp = array_module([x for x in leaves if type(x) not in PYTHON_SCALARS
@@ -337,8 +346,11 @@ class Jitted:
                               split.dynamic, split.rebuild, split.input_names())
         first = fresh_outputs(first, leaves)   # as the generated code's outputs are
         compiled = _Compiled(traced, optimize(traced), xp,
-                             [v.id for v, m in zip(traced.inputs, moved) if m], self.backend)
+                             [v.id for v, m in zip(traced.inputs, moved) if m], self.backend,
+                             on_jax)
         compiled.key, compiled.used = split.key, self._clock
+        if on_jax:
+            first = to_jax(first)
         if fast_key is not None and len(leaves) == len(split.leaves) and \
                 all(type(x) is np.ndarray or type(x) in _SCALAR_TYPES or is_array(x)
                     for x in leaves) and \
@@ -366,6 +378,19 @@ class Jitted:
                 del self._cache[oldest.key]
                 self._fast.pop(oldest.fast_key, None)
         return compiled, first
+
+    def _from_jax(self, split):
+        """A call with JAX arrays: (the split with NumPy copies of them, its dynamic leaves),
+        keeping the key (JAX arrays in it). Only the XLA backend takes them."""
+        if self.backend != "xla":
+            raise TypeError(f"ft.jit({getattr(self.f, '__name__', 'f')}): JAX arrays are "
+                            "taken by backend='xla' (which returns JAX arrays for them); the "
+                            "NumPy backend takes NumPy arrays (np.asarray(x))")
+        host = _Split.__new__(_Split)
+        for name in _Split.__slots__:
+            setattr(host, name, getattr(split, name))
+        host.leaves = [np.array(x) if is_jax_array(x) else x for x in split.leaves]
+        return host, [x for x, d in zip(host.leaves, host.dynamic) if d]
 
     def lower(self, *args, **kwargs):
         """The compiled entry for these arguments (tracing if needed): `.traced`,

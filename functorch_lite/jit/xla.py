@@ -7,12 +7,16 @@ equation is lowered by its entry in xla_lowerings.LOWERINGS (or runs on the host
 
 NumPy arrays go in and come out: a call hands its arguments to the compiled executable (small
 arrays of one dtype packed into one, see _packing), and copies each result into a fresh,
-writable NumPy array. Programs are traced, compiled and
+writable NumPy array. Called with JAX arrays, a program takes them as they are and returns
+JAX arrays (`on_jax`): no conversion at either end, so data stays with XLA between calls (a
+training loop's parameters, a GPU's memory) and a call costs what jax.jit's does. Programs are
+traced, compiled and
 called with 64-bit types enabled for that scope only (`jax.enable_x64`), so float64 stays float64
 while the user's own JAX code keeps its setting. JAX is an optional dependency (the `xla` extra).
 """
 import math
 import os
+import sys
 
 import numpy as np
 
@@ -80,13 +84,30 @@ def _x64_switch(jax):
     return enable
 
 
+def is_jax_array(x):
+    """x is a jax.Array (JAX is not imported for the question)."""
+    jax = sys.modules.get("jax")
+    return jax is not None and isinstance(x, jax.Array)
+
+
+def to_jax(tree):
+    """The NumPy arrays and scalars of a pytree as JAX arrays of the same dtypes (64-bit ones
+    too): what a program called with JAX arrays returns."""
+    import optree
+    jax = _jax()
+    with _x64_switch(jax)(True):
+        return optree.tree_map(lambda x: jax.device_put(x) if isinstance(
+            x, (np.ndarray, np.generic, bool, int, float, complex)) else x, tree)
+
+
 class XlaFunction:
     """A program compiled by XLA, called like codegen's function: NumPy arrays in, the list of
-    outputs (or the one output when `single`) out, as fresh writable NumPy arrays."""
+    outputs (or the one output when `single`) out, as fresh writable NumPy arrays; or, when
+    `on_jax`, JAX arrays in (passed as they are) and out (XLA's own, no copy)."""
 
-    def __init__(self, program, single):
+    def __init__(self, program, single, on_jax=False):
         jax = _jax()
-        self.jax, self.program, self.single = jax, program, single
+        self.jax, self.program, self.single, self.on_jax = jax, program, single, on_jax
         self.bodies = {}   # id of a loop's traced body -> (body, its optimized program)
         big, self._uniform = {}, {}
         for prog in _programs(program, self.bodies):
@@ -98,7 +119,8 @@ class XlaFunction:
                         big.setdefault(id(a.value), a.value)
         big_ids = list(big)
         self.nchecks = 0
-        self._packs, self._loose = _packing(program.inputs)
+        self._packs, self._loose = ([], range(len(program.inputs))) if on_jax else \
+            _packing(program.inputs)
         with _x64_switch(jax)(True):
             specs = [jax.ShapeDtypeStruct((sum(_size(program.inputs[k]) for k in ks),),
                                           program.inputs[ks[0]].dtype) for ks in self._packs]
@@ -110,7 +132,8 @@ class XlaFunction:
             self.consts = [jax.device_put(v) for v in big.values()]
         self.computed = [isinstance(a, Var) for a in program.outputs]
         self.nouts = sum(self.computed)
-        self._converts = [_converter(a) for a in program.outputs]
+        self._converts = [_jax_converter(a) if on_jax else _converter(a)
+                          for a in program.outputs]
         self._x64 = _x64_switch(jax)
 
     @property
@@ -167,7 +190,10 @@ class XlaFunction:
             raise StaleShape   # a value-dependent shape changed: the caller traces again
         if any(bool(f) for f in outs[self.nouts:self.nouts + self.nchecks]):
             # a check failed: NumPy's replay raises the op's own error (or is the answer)
-            return [o for o, c in zip(self.program.evaluate(*args), self.computed) if c]
+            if self.on_jax:
+                args = [np.array(a) if is_jax_array(a) else a for a in args]
+            outs = [o for o, c in zip(self.program.evaluate(*args), self.computed) if c]
+            return to_jax(outs) if self.on_jax else outs
         return outs
 
 
@@ -212,6 +238,16 @@ def _converter(atom):
     if atom.shape == ():
         return lambda out: np.asarray(out)[()]
     return lambda out: np.asarray(out).copy()
+
+
+def _jax_converter(atom):
+    """As _converter, for a program called with JAX arrays: a computed output is XLA's array
+    itself (immutable, so nobody else's result changes), a constant one a JAX array made
+    once."""
+    if isinstance(atom, Const):
+        value = to_jax(atom.value)
+        return lambda _: value
+    return lambda out: out
 
 
 def lower_program(program, values, ctx):
@@ -375,6 +411,6 @@ def _python_value(x):
     return isinstance(x, (bool, int, float, complex, str, type(None), tuple, list))
 
 
-def compile_xla(program, single=False):
+def compile_xla(program, single=False, on_jax=False):
     """The program compiled by XLA (see XlaFunction)."""
-    return XlaFunction(program, single)
+    return XlaFunction(program, single, on_jax)
