@@ -6,14 +6,15 @@ import os
 import warnings
 
 import numpy as np
+import optree
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import functorch_lite as ft
 from fuzz_programs import Case, HypothesisDraw
-from xla_checks import assert_backends_agree
+from xla_checks import assert_backends_agree, from_jax
 
-pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install -e '.[xla]')")
+jax = pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install -e '.[xla]')")
 
 EXAMPLES = max(1, int(os.environ.get("FT_FUZZ_EXAMPLES", "40")) // 2)
 
@@ -30,7 +31,13 @@ def test_random_program_jitted_on_xla_matches_the_numpy_backend(data, seed):
             on_xla = ft.jit(stage.fn, backend="xla")
             for call in range(3):   # the tracing call, then compiled replays on new inputs
                 x, y = case.inputs_for(stage, np.random.default_rng(seed + 7 * k + call))
-                assert_backends_agree(on_xla(x, y), on_numpy(x, y),
-                                      f"call {call} of level {k} ({stage.desc}) of "
-                                      f"{case.describe()}")
-            assert on_xla.traces == 1
+                want = on_numpy(x, y)
+                what = f"call {call} of level {k} ({stage.desc}) of {case.describe()}"
+                assert_backends_agree(on_xla(x, y), want, what)
+                with jax.enable_x64(True):   # the same values as JAX arrays: JAX arrays out
+                    jx, jy = jax.device_put(x), jax.device_put(y)
+                out = on_xla(jx, jy)
+                assert all(isinstance(o, jax.Array) for o in optree.tree_leaves(out)
+                           if not isinstance(o, (bool, int, float, complex)))
+                assert_backends_agree(from_jax(out, want), want, what + " on JAX arrays")
+            assert on_xla.traces == 2   # one signature of NumPy arrays, one of JAX arrays

@@ -38,3 +38,20 @@ def assert_backends_agree(xla, numpy, what):
         scale = max(np.max(np.abs(y[finite]), initial=0.0), 1.0)
         np.testing.assert_allclose(x[finite], y[finite], rtol=rtol, atol=rtol * scale,
                                    err_msg=where)
+
+
+def from_jax(out, like):
+    """The results of a call with JAX arrays (which are JAX arrays) as the NumPy-array call
+    gives them (`like`): NumPy arrays, NumPy scalars for 0-d results, Python scalars where the
+    NumPy backend gives one; anything else is left for assert_backends_agree to refuse."""
+    import jax
+
+    def convert(x, y):
+        if not isinstance(x, jax.Array):
+            return x
+        if type(y).__module__ == "builtins":
+            return np.asarray(x).item()
+        return np.asarray(x)[()] if np.ndim(y) == 0 and not isinstance(y, np.ndarray) \
+            else np.array(x)
+    leaves, spec = optree.tree_flatten(out)
+    return spec.unflatten([convert(x, y) for x, y in zip(leaves, optree.tree_leaves(like))])
