@@ -1,7 +1,8 @@
 """The XLA backend's lazy transposes (Note [lazy transposes in the XLA lowering] in
-jit/xla_layout.py): a vmap(hessian) MLP compiles with the one transpose JAX's own trace of it has, not ten; programs
-that read transposed values through every kind of reader agree with the NumPy backend and eager
-code; and the reshape of a lazily transposed value equals NumPy's wherever it stays lazy."""
+jit/xla_layout.py): a vmap(hessian) MLP compiles with the one transpose JAX's own trace of it
+has, not ten; programs that read transposed values through every kind of reader agree with the
+NumPy backend and eager code; and the reshape of a lazily transposed value equals NumPy's
+wherever it stays lazy."""
 import re
 
 import numpy as np

@@ -6,8 +6,9 @@ Note [lazy transposes in the XLA lowering]
 Batching rules move batch dims as NumPy views cost nothing (DESIGN.md section 3): a matrix times
 a batch of vectors is `W @ reshape(transpose(X))`, its result moved back by another transpose,
 and a Hessian is chains of such moves. XLA computes every transpose that a dot or a fusion's
-output layout does not absorb: lowered one op at a time, a vmap(hessian) MLP compiles to about
-ten transposing copies where JAX's own trace of the same program has one, and runs 15% slower.
+output layout does not absorb: lowered one op at a time, a vmap(hessian) MLP compiled to eleven
+transposing copies where JAX's own trace of the same program has one, and ran 10-15% slower
+(the pinn row of benchmarks/research_programs.py; with these rules its HLO is JAX's).
 
 So the lowering (xla.lower_program) keeps the result of a transpose as `Permuted(base, perm)`,
 the value `transpose(base, perm)` not yet computed, and these ops read it without computing it:
@@ -18,15 +19,20 @@ the value `transpose(base, perm)` not yet computed, and these ops read it withou
     back, needs no transpose (a scalar, a vector along one axis, another Permuted value of the
     same permutation), the op runs on the bases and its result is permuted;
   - reductions: over the base's axes that the reduced axes are;
-  - matmul of matrices and vectors: one dot_general on the bases, with contracting dimensions
-    read from the permutations. When its right operand is transposed, it computes the transposed
-    product (B^T @ A^T), whose rows are the batch the right operand carries, and returns that
-    permuted: the transpose that the batching rule writes next then cancels.
-Any other reader, the program's outputs and a loop's operands get the computed transpose. A
-permutation that moves only axes of length one is a reshape and is never carried, so no value
-is carried lazily that costs nothing to compute. Transposes, reshapes and elementwise ops on
-permuted operands are exact; a dot or reduction over the base may add in another order, which
-XLA is free to choose anyway (xla_checks.RTOL). The NumPy backend never sees any of this.
+  - matmul of floating matrices and vectors: one dot_general on the bases, its contracting
+    dimensions read from the permutations. When the right operand is transposed and every
+    reader of the product only moves it (transposes it, or reshapes it into a value so read),
+    it computes the transposed product b^T @ a^T, whose rows are the batch the right operand
+    carries, and returns it permuted: the transpose the batching rule writes next cancels it.
+    An operand that several equations read (a weight's transpose, read by every step's
+    product) is computed once instead, since XLA's small dots read a transposed operand more
+    slowly than a copy.
+Any other reader, the program's outputs and a loop's operands get the computed transpose (one
+per value, whatever the number of readers). A permutation that moves only axes of length one is
+a reshape and is never carried, so no value is carried lazily that costs nothing to compute.
+Transposes, reshapes and elementwise ops on permuted operands are exact; a dot or reduction over
+the base may add in another order, which XLA is free to choose anyway (xla_checks.RTOL). The
+NumPy backend never sees any of this.
 """
 import jax.numpy as jnp
 import numpy as np
