@@ -254,31 +254,42 @@ def lower_program(program, values, ctx):
     """The program's outputs computed by JAX from its input values: each equation lowered by
     its entry in LOWERINGS, a loop equation by xla_loops, the rest run on the host. Shared by
     the compiled program and the bodies of its loops (which lower inside jax.lax loops)."""
-    from . import xla_lowerings, xla_loops
+    from .xla_layout import computed, readers
     env = {v.id: x for v, x in zip(program.inputs, values)}
-    host = xla_lowerings.HOST_ONLY
+    ctx.readers = readers(program)
 
-    def read(atom):
+    def read(atom):   # an array, or a Permuted one (Note [lazy transposes in the XLA lowering])
         if isinstance(atom, Var):
             return env[atom.id]
         return ctx.consts.get(id(atom.value), atom.value)
     for eqn in program.eqns:
-        ins = [read(a) for a in eqn.ins]
-        name, outs = eqn.op.name, None
         ctx.out_dtypes = [v.dtype for v in eqn.outs]
-        if getattr(eqn.op, "loop", None) is not None:
-            outs = xla_loops.lower_loop(ctx, eqn, ins)
-        elif name in xla_lowerings.LOWERINGS and name not in host and not _foreign(eqn.op):
-            try:
-                out = xla_lowerings.LOWERINGS[name](ctx, *ins, **eqn.params)
-                outs = tuple(out) if eqn.op.multiple_results else (out,)
-            except xla_lowerings.NotLowered:
-                pass
-        if outs is None:
-            outs = _on_host(ctx.jax, eqn, ins, ctx)
+        outs = _lower_equation(ctx, eqn, [read(a) for a in eqn.ins])
         for v, o in zip(eqn.outs, outs):
             env[v.id] = _fit(ctx.jax, eqn, o, v)
-    return [read(a) for a in program.outputs]
+    return [computed(read(a)) for a in program.outputs]
+
+
+def _lower_equation(ctx, eqn, ins):
+    """The equation's results: an op that reads Permuted operands as they are (xla_layout.LAZY)
+    may return one; any other op gets its operands computed."""
+    from . import xla_layout, xla_lowerings, xla_loops
+    if getattr(eqn.op, "loop", None) is not None:
+        return xla_loops.lower_loop(ctx, eqn, [xla_layout.computed(x) for x in ins])
+    name = eqn.op.name
+    lowered = name not in xla_lowerings.HOST_ONLY and not _foreign(eqn.op)
+    if lowered and name in xla_layout.LAZY:
+        out = xla_layout.LAZY[name](ctx, eqn, *ins, **eqn.params)
+        if out is not None:
+            return (out,)
+    ins = [xla_layout.computed(x) for x in ins]
+    if lowered and name in xla_lowerings.LOWERINGS:
+        try:
+            out = xla_lowerings.LOWERINGS[name](ctx, *ins, **eqn.params)
+            return tuple(out) if eqn.op.multiple_results else (out,)
+        except xla_lowerings.NotLowered:
+            pass
+    return _on_host(ctx.jax, eqn, ins, ctx)
 
 
 def _programs(program, bodies):
@@ -305,6 +316,7 @@ class _Context:
         self.checks = []
         self.guards = []
         self.out_dtypes = []
+        self.readers = {}   # var id -> the equations reading it (xla_layout.readers)
 
     def check(self, flag):
         self.checks.append(flag)
@@ -325,14 +337,17 @@ def _foreign(op):
 
 
 def _fit(jax, eqn, value, var):
-    """value with the dtype the trace recorded for var; a shape mismatch is a lowering bug."""
-    value = jax.numpy.asarray(value)
-    if tuple(value.shape) != var.shape:
+    """value with the dtype the trace recorded for var; a shape mismatch is a lowering bug. A
+    Permuted value stays one (Note [lazy transposes in the XLA lowering])."""
+    from .xla_layout import Permuted
+    lazy = isinstance(value, Permuted)
+    base = value.base if lazy else jax.numpy.asarray(value)
+    if tuple(value.shape if lazy else base.shape) != var.shape:
         raise AssertionError(f"ft.jit (xla): the lowering of {eqn.op.name} gave shape "
                              f"{tuple(value.shape)}, the op gives {var.shape}")
-    if var.dtype is not None and value.dtype != var.dtype:
-        value = value.astype(var.dtype)
-    return value
+    if var.dtype is None or base.dtype == var.dtype:
+        return value if lazy else base
+    return Permuted(base.astype(var.dtype), value.perm) if lazy else base.astype(var.dtype)
 
 
 def _on_host(jax, eqn, ins, ctx):
