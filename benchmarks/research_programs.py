@@ -13,6 +13,10 @@ so functorch_lite, JAX and torch.func run the same code):
            Bayesian logistic regression posterior (200 x 10 data)
   ssm      value_and_grad of the sliced score-matching loss of an MLP score (8-64-8, tanh) over 256
            points with one projection each (v . J v by jvp)
+  deq      the gradient of a loss through a deep-equilibrium layer z = tanh(z W + x U) (16 x 32
+           states): a custom_vjp whose forward iterates to the fixed point in a while_loop and
+           whose backward solves the implicit adjoint by another (no torch column: torch.func has
+           neither)
   node-scan, hyper-loop, hmc-loop   node, hyper and hmc with their steps in lax loops (a scan of
            the checkpointed RK4 step, fori_loops of the SGD and leapfrog steps), as JAX users
            write them: one loop to trace and compile whatever the trip count (node-scan100:
@@ -61,6 +65,7 @@ class FT:
     grad, value_and_grad, hessian, jvp = ft.grad, ft.value_and_grad, ft.hessian, ft.jvp
     checkpoint = staticmethod(ft.checkpoint)
     scan, fori_loop = staticmethod(ft.scan), staticmethod(ft.fori_loop)
+    while_loop, custom_vjp = staticmethod(ft.while_loop), staticmethod(ft.custom_vjp)
 
 
 def _python_scan(f, init, xs, length=None):
@@ -240,6 +245,39 @@ def ssm(T, xp, rng):
              rng.standard_normal((256, 8))))
 
 
+def deq(T, xp, rng, width=32, batch=16, features=8):
+    def fixed_point(f, z0):
+        def cond(c):
+            z_prev, z, k = c
+            return (xp.max(xp.abs(z - z_prev)) > 1e-10) & (k < 200)
+
+        def body(c):
+            _, z, k = c
+            return z, f(z), k + 1
+        return T.while_loop(cond, body, (z0, f(z0), 0))[1]
+
+    @T.custom_vjp
+    def layer(w, ux):
+        return fixed_point(lambda z: xp.tanh(z @ w + ux), xp.zeros_like(ux))
+
+    def layer_fwd(w, ux):
+        z = layer(w, ux)
+        return z, (w, z)
+
+    def layer_bwd(res, g):   # the adjoint u = g + (u * (1 - z^2)) W^T, by iteration
+        w, z = res
+        slope = 1 - z ** 2
+        v = fixed_point(lambda u: (u * slope) @ w.T + g, g) * slope
+        return z.T @ v, v
+    layer.defvjp(layer_fwd, layer_bwd)
+
+    def loss(w, u, x):
+        return xp.sum(layer(w, x @ u) ** 2)
+    return (T.grad(loss, argnums=(0, 1)),
+            (rng.standard_normal((width, width)) * 0.3 / np.sqrt(width),
+             rng.standard_normal((features, width)), rng.standard_normal((batch, features))))
+
+
 class _TorchNumpy:
     """The array functions the programs call, as torch functions (xp for torch.func)."""
 
@@ -283,7 +321,7 @@ def _torch_row(torch, program):
     return fn, optree.tree_map(torch.as_tensor, args)
 
 
-ROWS = {"pinn": pinn, "node": node, "hyper": hyper, "hmc": hmc, "ssm": ssm,
+ROWS = {"pinn": pinn, "node": node, "hyper": hyper, "hmc": hmc, "ssm": ssm, "deq": deq,
         "node-scan": node_scan, "node-scan100": lambda T, xp, rng: node_scan(T, xp, rng, 100),
         "hyper-loop": hyper_loop, "hmc-loop": hmc_loop}
 
@@ -325,6 +363,7 @@ def run_row(name, repeats, jax, torch):
             grad, value_and_grad, hessian = jax.grad, jax.value_and_grad, jax.hessian
             jvp, checkpoint = staticmethod(jax.jvp), staticmethod(jax.checkpoint)
             scan, fori_loop = staticmethod(jax.lax.scan), staticmethod(jax.lax.fori_loop)
+            while_loop, custom_vjp = staticmethod(jax.lax.while_loop), jax.custom_vjp
         jfn, _ = program(JX, jnp, np.random.default_rng(0))
         jitted = jax.jit(jfn)
         held["jax.jit"] = jax.tree_util.tree_map(jnp.asarray, args)
@@ -335,7 +374,7 @@ def run_row(name, repeats, jax, torch):
         columns["jit-xla-jax"] = columns["jit-xla"]   # the same function, on JAX's arrays
         held["jit-xla-jax"] = held["jax.jit"]
         _block(columns["jit-xla-jax"](*held["jit-xla-jax"]))   # its own (second) compile
-    if torch is not None:
+    if torch is not None and name != "deq":   # torch.func has no while_loop nor custom_vjp
         columns["torch"], held["torch"] = _torch_row(torch, program)
     times = {k: [] for k in columns}
     calls = {}
@@ -362,7 +401,7 @@ def run_row(name, repeats, jax, torch):
     if "jit-xla-jax" in columns:
         diff["xla"] = max(diff["xla"], _scale_diff(
             columns["jit-xla-jax"](*held["jit-xla-jax"]), reference))
-    if torch is not None:
+    if "torch" in columns:
         out = optree.tree_map(lambda t: t.detach().numpy(), columns["torch"](*held["torch"]))
         diff["torch"] = _scale_diff(out, reference)
     return ms, first, diff
