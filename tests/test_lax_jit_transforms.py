@@ -132,8 +132,8 @@ def test_vmapped_newton_sqrt_matches_numpy():
 
 
 def test_while_loop_in_reverse_mode_under_jit():
-    with pytest.raises(ft.TracerConversionError, match="reverse mode .*fori_loop or scan"):
-        ft.jit(ft.grad(newton_sqrt))(np.array(2.0))
+    # the trip count decided by the values: a bounded loop of steps (test_lax_jit_while_grad)
+    assert_close(ft.jit(ft.grad(newton_sqrt))(np.array(2.0)), 0.5 / np.sqrt(2.0))
 
     def power(x):   # the trip count is known while tracing: recorded step by step
         return ft.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * x), (0, x))[1]

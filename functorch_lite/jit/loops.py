@@ -67,6 +67,20 @@ def body_tracing():
     return bool(interpreters) and isinstance(interpreters[-1], _BodyTrace)
 
 
+def inside_body():
+    """Whether a loop body is being traced anywhere on the level stack (its values are then one
+    example's sample, not the call's)."""
+    return any(isinstance(i, _BodyTrace) for i in stack())
+
+
+def concrete_max(x):
+    """The largest entry of x's trace-time value, over every example of the batches it is in
+    (the raw value under its wrappers)."""
+    while isinstance(x, TransformTensor):
+        x = x.value
+    return int(np.max(x)) if np.size(x) else 0
+
+
 def _sample(x):
     """A raw value with the shape and dtype `x` has at its own level (one example of a batch):
     what a body traced on top of the transforms sees of it."""

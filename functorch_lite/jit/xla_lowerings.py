@@ -15,7 +15,9 @@ program, whose selection has a value-dependent size): that equation then runs on
 `ctx.out_dtypes` are the dtypes the trace recorded for the equation's results; `ctx.check(flag)`
 records a boolean that is true when the op would have raised (an index out of
 range): the compiled function returns it with the outputs, and a call whose flag is set is re-run
-on NumPy, which raises the op's own error.
+on NumPy, which raises the op's own error. `ctx.guards.append(flag)` records one that is true
+when the op's result would not have the shape the trace recorded (loop_slots): such a call traces
+again.
 """
 import jax
 import jax.numpy as jnp
@@ -169,6 +171,12 @@ def _special_n_ary(name):
 def _check_range(ctx, x, *carry, low, high, message, error=ValueError):
     ctx.check(jnp.any(~((x >= low) & (x <= high))))   # NaN is out of range
     return carry[0] if carry else x
+
+
+def _loop_slots(ctx, n, *, bound):
+    """The range the trace recorded; a longer one is a changed shape (the call traces again)."""
+    ctx.guards.append(jnp.max(n) > bound)
+    return jnp.arange(bound)
 
 
 def _identity_product(ctx, eye, x, *, left):
@@ -353,6 +361,7 @@ LOWERINGS.update({
     "getitem": _getitem,
     "scatter": _scatter,
     "check_range": _check_range,
+    "loop_slots": _loop_slots,
     "identity_product": _identity_product,
     "diagonal_product": _diagonal_product,
     "unstack": lambda ctx, x, axis=0: tuple(jnp.moveaxis(x, axis, 0)),

@@ -19,3 +19,18 @@ check_range = defop(
         "x is in [low, high]; otherwise `error(message)` with {value} in the message filled by "
         "the first bad entry (NaN is bad): class labels of cross_entropy, embedding indices, "
         "parameters of functorch_lite.random.")
+
+
+def _loop_slots_kernel(xp, n, *, bound):
+    most = int(xp.max(xp.asarray(n))) if xp.asarray(n).size else 0
+    return xp.arange(max(bound, most))
+
+
+loop_slots = defop(
+    "loop_slots", _loop_slots_kernel, differentiable=False,
+    doc="arange(bound) when every entry of the trip counts n is at most `bound`, else a longer "
+        "arange: the static steps of a loop recorded for reverse mode, whose bound was chosen "
+        "from the trip counts when it was traced. The result's length depends on n's values, "
+        "so a compiled program replaying it traces again when a call needs more steps "
+        "(transforms/loop_rules.py, Note [reverse mode through while_loop]).")
+loop_slots.value_dependent_shape = lambda n, bound: True

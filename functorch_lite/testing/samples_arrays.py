@@ -7,6 +7,7 @@ boolean leaves are never differentiated).
 import numpy as np
 
 from .. import numpy as fnp
+from ..ops.checks import loop_slots
 from .samples_base import EVEN, F32, F64, I64, ODD, REAL, OpInfo, S, array
 
 
@@ -254,6 +255,12 @@ CREATION = [
     _op("copy", lambda r: [S(_a(r, 2, 3)), S(_a(r)), S(_a(r, 3, dtype=F32)),
                            S(_a(r, 2, dtype=I64)), S(_a(r, 3, 2).T, order="C"),
                            S(_a(r, 2, 3), order="F")]),
+    OpInfo("loop_slots", loop_slots, lambda n, bound: np.arange(bound),
+           lambda r: [S(np.array(3), bound=4), S(np.array(4), bound=4),
+                      S(np.array([2, 4, 1]), bound=4), S(np.array(0), bound=1)],
+           differentiable=False, numpy_fn=None, internal=True,
+           doc="the steps of a while_loop recorded for reverse mode (trip counts within the "
+               "bound; a larger count lengthens the range: tests/test_lax_jit_while_grad.py)"),
 ]
 
 ENTRIES = SHAPE + INDEXING + AT + CREATION

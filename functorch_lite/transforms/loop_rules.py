@@ -24,9 +24,7 @@ trip count:
   function in the body is one op there (jit/loops.py's checkpointed_call), so its tape node
   keeps only its operands and the backward step runs it again, as `ft.checkpoint` promises. (A
   scan recorded step by step stacks the carries instead and runs each step again under vjp.)
-  A while_loop's trip count is known only when the program runs, so there is no stack to walk
-  back: reverse mode refuses it, and lax.while_loop then records the loop step by step when
-  its predicate is known while tracing.
+- vjp (while_loop): Note [reverse mode through while_loop] below.
 
 Eagerly (no ft.jit) loops are Python loops and the transforms see every iteration; there is no
 op. The loop rules group sums by iteration (a cotangent read in every step is summed over the
@@ -46,7 +44,8 @@ from ..rule_checks import inexact, shape_of
 from ..tensor import Tensor
 from .custom import _batch_at_front
 from .forward import jvp
-from .reverse import GradTensor, ReverseInterpreter, _Node, backward, fit_cotangent, vjp
+from .reverse import GradTensor, ReverseInterpreter, _Node, _vjp, backward, fit_cotangent, vjp
+from ..ops.checks import loop_slots
 from .vmap import batch_subcall
 
 
@@ -275,20 +274,73 @@ def _input_ct(cts, slot, primal):
 # -- while_loop -------------------------------------------------------------------------------
 
 def while_rules(op, cond, body, nc, nk):
-    """Attach vmap and jvp rules, and reverse mode's refusal, to a while_loop op with predicate
-    program `cond` (reading nk values besides the carry) and `body`."""
+    """Attach vmap, jvp and vjp rules to a while_loop op with predicate program `cond` (reading
+    nk values besides the carry) and `body`."""
     op.def_batch_rule(lambda args, bdims: _while_batch(cond, body, nc, nk, args, bdims))
     op.def_jvp(lambda primals, tangents: _while_jvp(cond, body, nc, nk, primals, tangents))
-    op.def_rule("vjp_fwd", _not_reversible)
-    op.def_vjp(_not_reversible)
+    op.def_rule("vjp_fwd", lambda *primals: _while_fwd(cond, body, nc, nk, primals))
+    op.def_vjp(lambda ct, primals, res: _while_vjp(nc, nk, ct, primals, res))
 
 
-def _not_reversible(*args, **params):
-    raise NotReversible(
-        "while_loop under ft.jit: reverse mode (grad, vjp, jacrev) cannot go through a "
-        "while_loop whose trip count is decided when the program runs. Use fori_loop or scan "
-        "with a static trip count, or call grad without ft.jit (eagerly, grad differentiates "
-        "the iterations that ran)")
+# Note [reverse mode through while_loop]
+# --------------------------------------
+# JAX refuses reverse mode through a while_loop: the trip count is decided when the program
+# runs, so there is no static stack of residuals to walk back. Under ft.jit the trace runs on
+# the call's values, so the trip count is known when the program is recorded, and a guard can
+# check it on every later call. The rule records
+#   1. the loop, counting its iterations n (the primal result);
+#   2. steps = loop_slots(n, bound): arange(bound), bound the smallest power of two at least
+#      every example's n at trace time; a later call that needs more steps makes it longer,
+#      a value-dependent shape, so that call traces again (and a new bound is chosen: bounds
+#      only grow, a program is traced again at most log2(n) times);
+#   3. the vjp of a scan over those steps whose step is the body where its index is below n and
+#      the identity beyond (a select), so the scan's own rules (Note [loops under the
+#      transforms]) stack the residuals and run the backward scan.
+# The forward runs the body n + bound times (at most 3n); steps past an example's end run the
+# body once more on its final carry and are discarded (their cotangents are zero). Inside a loop
+# body being traced the values are one example's sample, not the call's, so there the rule
+# refuses as JAX does, and lax.while_loop records the loop step by step when its predicate is
+# known while tracing.
+
+
+def _while_fwd(cond, body, nc, nk, primals):
+    if loops.inside_body():
+        raise NotReversible(
+            "while_loop under ft.jit: reverse mode (grad, vjp, jacrev) cannot go through a "
+            "while_loop inside another compiled loop's body, whose trip count is decided when "
+            "the program runs. Use fori_loop or scan with a static trip count, or call grad "
+            "without ft.jit (eagerly, grad differentiates the iterations that ran)")
+    carry, kc, kb = list(primals[:nc]), primals[nc:nc + nk], list(primals[nc + nk:])
+    counted = _while(lambda c: cond.run(*c[:nc], *kc)[0],
+                     lambda c: list(body.run(*c[:nc], *kb)) + [c[nc] + 1],
+                     carry + [np.int64(0)])
+    trips = counted[nc]
+    steps = loop_slots(trips, bound=1 << max(loops.concrete_max(trips) - 1, 0).bit_length())
+    point = carry + kb
+    diff = [inexact(p) for p in point]
+    out_diff = [inexact(c) for c in carry]
+
+    def run(*chosen):
+        c0 = _merge(diff, chosen, (p for p, d in zip(point, diff) if not d))
+        consts = c0[nc:]
+
+        def step(c, k):
+            live = k[0] < trips
+            return [fnp.where(live, n, o) for n, o in zip(body.run(*c, *consts), c)], []
+        final, _ = _scan(step, c0[:nc], [steps], None, False, 1)
+        return (tuple(f for f, d in zip(final, out_diff) if d),
+                tuple(f for f, d in zip(final, out_diff) if not d))
+    outs, pullback, aux = _vjp(run, tuple(p for p, d in zip(point, diff) if d), True, False)
+    return tuple(_merge(out_diff, outs, aux)), (pullback, diff, out_diff)
+
+
+def _while_vjp(nc, nk, ct, primals, res):
+    pullback, diff, out_diff = res
+    carry = primals[:nc]
+    cts = tuple(_zeros(c) if g is None else g for c, g, d in zip(carry, ct, out_diff) if d)
+    grads = pullback(cts)
+    point_ct = _merge(diff, grads, [None] * len(diff))
+    return tuple(point_ct[:nc] + [None] * nk + point_ct[nc:])
 
 
 def _while(cond_fn, body_fn, init):
