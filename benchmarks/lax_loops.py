@@ -8,7 +8,9 @@ latency (trace + passes + code generation + one run) and the median call time as
 hand-written NumPy loop. Last, eager grad of the RNN's loss with respect to W and xs per step,
 which stays flat as n grows (reverse mode through a scan is linear in the trip count), and
 ft.jit of that gradient: two loop equations (forward, then backward; Note [loops under the
-transforms]) against the gradient recorded step by step, as ratios to the eager gradient.
+transforms]) against the gradient recorded step by step, as ratios to the eager gradient; and
+ft.jit of the Newton square root's gradient (a while_loop under reverse mode: the loop, then a
+bounded scan and its backward, Note [reverse mode through while_loop]) against eager grad.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/lax_loops.py [--steps 100 2000] [--repeats 20]
 """
@@ -123,6 +125,12 @@ def main():
     compile_ms, jitted = first_call_ms(newton_sqrt, (a,))
     print(f"{'Newton sqrt while_loop':28} {base:10.1f} {compile_ms:11.1f} "
           f"{median_us(jitted, (a,), opts.repeats) / base:8.2f} {'(cannot unroll)':>20}")
+    grad_newton = ft.grad(newton_sqrt)
+    base = median_us(grad_newton, (a,), opts.repeats)
+    compile_ms, jitted = first_call_ms(grad_newton, (a,))
+    np.testing.assert_allclose(jitted(a), grad_newton(a), rtol=1e-12)
+    print(f"{'jit(grad) Newton while_loop':28} {base:10.1f} {compile_ms:11.1f} "
+          f"{median_us(jitted, (a,), opts.repeats) / base:8.2f} {'(x eager grad)':>20}")
 
 
 if __name__ == "__main__":

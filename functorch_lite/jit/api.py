@@ -187,17 +187,18 @@ def _check_hashable(value, what):
 
 class _Compiled:
     """One signature's programs and generated function; `run(*dynamic_values)` gives the
-    function's output (its pytree rebuilt, unless it is a single array)."""
+    function's output (its pytree rebuilt, unless it is a single array). `on_jax`: whether
+    some, and whether all, of the dynamic values are JAX arrays (the XLA backend's calls)."""
 
     __slots__ = ("traced", "optimized", "out_tree", "xp", "fn", "run", "fast_key", "used",
                  "key")
 
-    def __init__(self, traced, optimized, xp, moved=(), backend="numpy", on_jax=False):
+    def __init__(self, traced, optimized, xp, moved=(), backend="numpy", on_jax=(False, False)):
         self.traced, self.optimized, self.out_tree = traced, optimized, traced.out_tree
         self.xp = xp
         single = self.out_tree.num_leaves == 1 and self.out_tree.num_nodes == 1
         if backend == "xla" and xp is np:  # the XLA backend (xla.py) compiles host programs
-            self.fn = compile_xla(optimized, single=single, on_jax=on_jax)
+            self.fn = compile_xla(optimized, single, *on_jax)
         else:
             self.fn = generate(optimized, xp, single=single, moved=moved)
         if single:
@@ -331,8 +332,8 @@ class Jitted:
 
     def _compile(self, split, fast_key=None):
         leaves = [x for x, d in zip(split.leaves, split.dynamic) if d]
-        on_jax = any(is_jax_array(x) for x in leaves)
-        if on_jax:   # traced on NumPy copies; the XLA program takes the JAX arrays themselves
+        jax_leaves = [is_jax_array(x) for x in leaves]
+        if any(jax_leaves):   # traced on NumPy copies; the XLA program takes the JAX arrays
             split, leaves = self._from_jax(split)
         # the device of the device arrays: NumPy arrays beside them (labels, masks) only
         # select, and the ops that read them move them, as in eager code
@@ -347,9 +348,9 @@ class Jitted:
         first = fresh_outputs(first, leaves)   # as the generated code's outputs are
         compiled = _Compiled(traced, optimize(traced), xp,
                              [v.id for v, m in zip(traced.inputs, moved) if m], self.backend,
-                             on_jax)
+                             (any(jax_leaves), any(jax_leaves) and all(jax_leaves)))
         compiled.key, compiled.used = split.key, self._clock
-        if on_jax:
+        if any(jax_leaves):
             first = to_jax(first)
         if fast_key is not None and len(leaves) == len(split.leaves) and \
                 all(type(x) is np.ndarray or type(x) in _SCALAR_TYPES or is_array(x)

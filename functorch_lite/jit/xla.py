@@ -103,11 +103,14 @@ def to_jax(tree):
 class XlaFunction:
     """A program compiled by XLA, called like codegen's function: NumPy arrays in, the list of
     outputs (or the one output when `single`) out, as fresh writable NumPy arrays; or, when
-    `on_jax`, JAX arrays in (passed as they are) and out (XLA's own, no copy)."""
+    `on_jax`, JAX arrays in (passed as they are) and out (XLA's own, no copy). `only_jax`: every
+    input is a JAX array, whose dtype is the compiled one whatever the 64-bit setting, so a call
+    needs no 64-bit scope (entering one costs more than the rest of the call's Python)."""
 
-    def __init__(self, program, single, on_jax=False):
+    def __init__(self, program, single, on_jax=False, only_jax=False):
         jax = _jax()
         self.jax, self.program, self.single, self.on_jax = jax, program, single, on_jax
+        self._direct = only_jax
         self.bodies = {}   # id of a loop's traced body -> (body, its optimized program)
         big, self._uniform = {}, {}
         for prog in _programs(program, self.bodies):
@@ -170,12 +173,15 @@ class XlaFunction:
         return inputs + list(rest[len(self._loose):])
 
     def __call__(self, *args):
-        given = args
-        if self._packs:   # one transfer per group instead of one per array (_packing)
-            given = [np.concatenate([args[k].ravel() for k in ks]) for ks in self._packs]
-            given += [args[k] for k in self._loose]
-        with self._x64(True):
-            outs = self.compiled(*given, *self.consts)
+        if self._direct:
+            outs = self.compiled(*args, *self.consts)
+        else:
+            given = args
+            if self._packs:   # one transfer per group instead of one per array (_packing)
+                given = [np.concatenate([args[k].ravel() for k in ks]) for ks in self._packs]
+                given += [args[k] for k in self._loose]
+            with self._x64(True):
+                outs = self.compiled(*given, *self.consts)
         if self.nguards or self.nchecks:
             outs = self._checked(outs, args)
         if self.single:
@@ -426,6 +432,6 @@ def _python_value(x):
     return isinstance(x, (bool, int, float, complex, str, type(None), tuple, list))
 
 
-def compile_xla(program, single=False, on_jax=False):
+def compile_xla(program, single=False, on_jax=False, only_jax=False):
     """The program compiled by XLA (see XlaFunction)."""
-    return XlaFunction(program, single, on_jax)
+    return XlaFunction(program, single, on_jax, only_jax)
