@@ -27,7 +27,8 @@ threads; one is busy), the best of `--repeats` rounds of interleaved batches (ea
 10 calls and 5 ms, 3 calls for the eager columns: a batch of a few 0.1 ms calls would measure
 the caches the previous column left as much as the program), since on a shared
 machine wall-clock time measures the other tenants as much as the program; the ratios ft.jit(xla)
-/ JAX and ft.jit(numpy) / JAX, the first-call (trace + compile) seconds of ft.jit on XLA and of
+/ JAX and ft.jit(numpy) / JAX, `med` the median over rounds of xla-jax / jax.jit within each
+round (JAX's best round on these 0.1 ms programs can be half its typical one), the first-call (trace + compile) seconds of ft.jit on XLA and of
 jax.jit, and the largest difference of ft.jit(xla) from ft.jit(numpy) relative to the result's
 scale. JAX runs with 64-bit types enabled (the programs are float64), twice: on arguments it
 already holds, returning its own arrays (jax.jit, its best case), and with NumPy arrays in and
@@ -396,6 +397,8 @@ def run_row(name, repeats, jax, torch):
             times[k].append((time.process_time() - t0) / n * 1e3)
             gc.enable()
     ms = {k: float(np.min(v)) for k, v in times.items()}
+    if "jax.jit" in times:   # the median over rounds of each round's ratio (same round)
+        ms["median xla/jax"] = float(np.median(np.divide(times["jit-xla-jax"], times["jax.jit"])))
     reference = columns["jit-numpy"](*args)
     diff = {"xla": _scale_diff(columns["jit-xla"](*args), reference)}
     if "jit-xla-jax" in columns:
@@ -418,7 +421,7 @@ def main():
             print(f"({library} is not installed: its columns are left out)")
     head = (f"{'row':12} {'eager':>8} {'jit-np':>8} {'jit-xla':>8} {'xla-jax':>8} {'jax.jit':>8}"
             f" {'jax-np':>8} {'torch':>8}   {'xla/jax':>7} {'xla/jnp':>7} {'np/jax':>7}"
-            f"   {'compile xla':>11} {'jax':>6} {'ratio':>6}   {'xla vs np':>9}"
+            f" {'med':>5}   {'compile xla':>11} {'jax':>6} {'ratio':>6}   {'xla vs np':>9}"
             f" {'torch vs np':>11}")
     print("ms of CPU per call (best round), one thread, float64; compile = first call, "
           "seconds of CPU")
@@ -431,7 +434,8 @@ def main():
         fj = first.get("jax", nan)
         print(f"{name:12} {ms['eager']:8.3f} {ms['jit-numpy']:8.3f} {ms['jit-xla']:8.3f} "
               f"{xj:8.3f} {j:8.3f} {jn:8.3f} {t:8.3f}   {xj / j:7.2f} {ms['jit-xla'] / jn:7.2f} "
-              f"{ms['jit-numpy'] / j:7.2f}   {first['xla']:11.2f} {fj:6.2f} "
+              f"{ms['jit-numpy'] / j:7.2f} {ms.get('median xla/jax', nan):5.2f}   "
+              f"{first['xla']:11.2f} {fj:6.2f} "
               f"{first['xla'] / fj:6.2f}   {diff['xla']:9.1e} {diff.get('torch', nan):11.1e}",
               flush=True)
     if torch is not None:
