@@ -38,7 +38,8 @@ def newton_sqrt(a):
 def grow(x):
     """x times the first value of c -> 1.5 c + 1 (from 1) that reaches x: about log(x) steps,
     an integer step count in the carry."""
-    c = ft.while_loop(lambda c: c[1] < x, lambda c: (c[0] + 1, c[1] * 1.5 + 1.0), (0, x * 0.0 + 1.0))
+    c = ft.while_loop(lambda c: c[1] < x, lambda c: (c[0] + 1, c[1] * 1.5 + 1.0),
+                      (0, x * 0.0 + 1.0))
     return c[1] * x
 
 
