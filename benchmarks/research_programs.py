@@ -30,8 +30,8 @@ wall-clock time measures the other tenants as much as the program; the ratios ft
 and ft.jit(numpy) / JAX, `med` the median over rounds of xla-jax / jax.jit within each round
 (JAX's best round on these 0.1 ms programs can be half its typical one), the first-call (trace +
 compile) seconds of ft.jit on XLA and of jax.jit, and the largest difference of ft.jit(xla)
-from ft.jit(numpy) relative to the result's scale. JAX runs with 64-bit types enabled (the programs are float64), twice: on arguments it
-already holds, returning its own arrays (jax.jit, its best case), and with NumPy arrays in and
+from ft.jit(numpy) relative to the result's scale. JAX runs with 64-bit types enabled (the
+programs are float64), twice: on arguments it already holds, returning its own arrays (jax.jit, its best case), and with NumPy arrays in and
 out (jax-np). ft.jit on XLA runs both ways too: on NumPy arrays (jit-xla) and on the JAX arrays
 jax.jit holds, returning JAX arrays (xla-jax); xla/jax is xla-jax / jax.jit, xla/jnp is
 jit-xla / jax-np (each the same arrays in and out as its reference). torch.func runs
