@@ -29,16 +29,17 @@ the caches the previous column left as much as the program), since on a shared m
 wall-clock time measures the other tenants as much as the program; the ratios ft.jit(xla) / JAX
 and ft.jit(numpy) / JAX, `med` the median over rounds of xla-jax / jax.jit within each round
 (JAX's best round on these 0.1 ms programs can be half its typical one), the first-call (trace +
-compile) seconds of ft.jit on XLA and of jax.jit, and the largest difference of ft.jit(xla)
-from ft.jit(numpy) relative to the result's scale. JAX runs with 64-bit types enabled (the
-programs are float64), twice: on arguments it already holds, returning its own arrays (jax.jit, its best case), and with NumPy arrays in and
-out (jax-np). ft.jit on XLA runs both ways too: on NumPy arrays (jit-xla) and on the JAX arrays
-jax.jit holds, returning JAX arrays (xla-jax); xla/jax is xla-jax / jax.jit, xla/jnp is
-jit-xla / jax-np (each the same arrays in and out as its reference). torch.func runs
-eagerly on tensors it already holds (torch.set_num_threads(1)); `torch vs np` is its largest
-difference from ft.jit(numpy), relative as above. torch.func refuses torch.utils.checkpoint
-(saved-tensor hooks), so its neural ODE runs without checkpointing (same result, less work). A
-column whose library is not installed is left out with a note.
+compile) seconds of ft.jit on XLA and of jax.jit, and the largest difference of ft.jit(xla) from
+ft.jit(numpy) relative to the result's scale. JAX runs with 64-bit types enabled (the programs
+are float64), twice: on arguments it already holds, returning its own arrays (jax.jit, its best
+case), and with NumPy arrays in and out (jax-np). ft.jit on XLA runs both ways too: on NumPy
+arrays (jit-xla) and on the JAX arrays jax.jit holds, returning JAX arrays (xla-jax); xla/jax is
+xla-jax / jax.jit, xla/jnp is jit-xla / jax-np (each the same arrays in and out as its
+reference). torch.func runs eagerly on tensors it already holds (torch.set_num_threads(1));
+`torch vs np` is its largest difference from ft.jit(numpy), relative as above. torch.func
+refuses torch.utils.checkpoint (saved-tensor hooks), so its neural ODE runs without
+checkpointing (same result, less work). A column whose library is not installed is left out with
+a note.
 
     PYTHONPATH=. python benchmarks/research_programs.py [--repeats 15] [--rows pinn node]
 """
