@@ -78,7 +78,9 @@ def concrete_max(x):
     (the raw value under its wrappers)."""
     while isinstance(x, TransformTensor):
         x = x.value
-    return int(np.max(x)) if np.size(x) else 0
+    if not hasattr(x, "max"):   # a Python number
+        return int(x)
+    return int(x.max()) if x.size else 0   # the array's own module's max (a CuPy array too)
 
 
 def _sample(x):
