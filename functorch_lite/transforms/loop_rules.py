@@ -297,7 +297,8 @@ def while_rules(op, cond, body, nc, nk):
 #      the identity beyond (a select), so the scan's own rules (Note [loops under the
 #      transforms]) stack the residuals and run the backward scan.
 # The forward runs the body n + bound times (at most 3n); steps past an example's end run the
-# body once more on its final carry and are discarded (their cotangents are zero). Inside a loop
+# body once more on its final carry and are discarded (their cotangents are zero; a body that
+# overflows to inf there would make 0 * inf = NaN in a derivative). Inside a loop
 # body being traced the values are one example's sample, not the call's, so there the rule
 # refuses as JAX does, and lax.while_loop records the loop step by step when its predicate is
 # known while tracing.
