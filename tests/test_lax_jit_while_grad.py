@@ -9,6 +9,7 @@ import pytest
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
+from test_lax_transforms import newton_sqrt   # the JAX tutorial's fixed point, by while_loop
 
 BACKENDS = ["numpy"]
 try:
@@ -18,21 +19,6 @@ except ImportError:
     pass
 
 RNG = np.random.default_rng(0)
-
-
-def fixed_point(f, a, x_guess):
-    def cond_fun(carry):
-        x_prev, x = carry
-        return fnp.abs(x_prev - x) > 1e-10
-
-    def body_fun(carry):
-        _, x = carry
-        return x, f(a, x)
-    return ft.while_loop(cond_fun, body_fun, (x_guess, f(a, x_guess)))[1]
-
-
-def newton_sqrt(a):
-    return fixed_point(lambda a, x: 0.5 * (x + a / x), a, a)
 
 
 def grow(x):

@@ -19,6 +19,7 @@ import os
 import sys
 
 import numpy as np
+import optree
 
 from .codegen import StaleShape
 
@@ -93,7 +94,6 @@ def is_jax_array(x):
 def to_jax(tree):
     """The NumPy arrays and scalars of a pytree as JAX arrays of the same dtypes (64-bit ones
     too): what a program called with JAX arrays returns."""
-    import optree
     jax = _jax()
     with _x64_switch(jax)(True):
         return optree.tree_map(lambda x: jax.device_put(x) if isinstance(
