@@ -43,13 +43,18 @@ import optree
 from . import numpy as fnp
 from .jit import loops
 from .jit.trace import TraceTensor, TracerConversionError
-from .ops.elementwise import stop_gradient
+from .interpreter import stack
+from .numpy._indexing import on_device_of
+from .ops.elementwise import select as _select_op, stop_gradient
 from .tensor import TransformTensor
+from .transforms.forward import ForwardInterpreter
+from .transforms.reverse import ReverseInterpreter
 from .transforms._pytree import as_plain
-from .transforms.loop_rules import NotReversible
+from .transforms.loop_rules import NotReversible, guard
 from .transforms.vmap import BatchedTensor, vmap
 
-__all__ = ["scan", "fori_loop", "while_loop", "cond", "switch", "map", "stop_gradient"]
+__all__ = ["scan", "fori_loop", "while_loop", "cond", "switch", "map", "select",
+           "stop_gradient"]
 
 
 # -- predicates -------------------------------------------------------------------------------
@@ -162,8 +167,85 @@ def _arrays(tree):
 
 
 def _select(pred, on_true, on_false):
-    """Per example: the leaves of on_true where pred holds, else those of on_false."""
-    return optree.tree_map(lambda t, f: fnp.where(pred, t, f), on_true, on_false)
+    """Per example: the leaves of on_true where pred holds, else those of on_false, their
+    derivatives routed (select, not where: nothing of the other side reaches them)."""
+    return optree.tree_map(lambda t, f: _select_op(pred, t, f), on_true, on_false)
+
+
+# Note [branches and their derivatives]
+# -------------------------------------
+# A cond or switch whose predicate is batched (vmap) or traced (ft.jit) runs every branch, and
+# a while_loop under vmap runs its body on the examples that have finished too: on values the
+# branch would never see eagerly (sqrt of a negative number behind `x > 0`). Their results
+# are discarded by a select, but a derivative taken through them would still meet the branch's
+# non-finite partials: 0 * inf is NaN. So, as JAX's cond does, derivatives go only through
+# the branch each example takes:
+# - the results are combined by `select`, whose jvp and vjp route (where's multiply by 0/1);
+# - each input of a branch reaches it as select(taken, x, stop_gradient(x)): the same value,
+#   whose derivative flows only where the branch is taken. "Each input" includes the values
+#   the branch reads from outside (a weight it closes over), so while a transform that
+#   differentiates is running, the branch is first traced into a closed program
+#   (jit/loops.py's _Body, the tracing of loop bodies) that names them; one that reads a
+#   value in Python (`float(x)`) cannot be traced, and only its operands are guarded.
+# Without a derivative interpreter on the level stack nothing is guarded: values are equal.
+
+
+def _differentiating():
+    return any(isinstance(i, (ReverseInterpreter, ForwardInterpreter)) for i in stack())
+
+
+def _guarded(fun, operands):
+    """`call(taken, operands)` = fun(*operands), its derivatives flowing to every input of
+    fun, operands and values read from outside alike, only where `taken` holds. See Note
+    [branches and their derivatives]."""
+    if not _differentiating():
+        return lambda taken, ops: fun(*ops)
+    leaves, spec = optree.tree_flatten(operands, none_is_leaf=True)
+    out_spec = []
+
+    def flat(*xs):
+        out_leaves, out = optree.tree_flatten(fun(*spec.unflatten(xs)), none_is_leaf=True)
+        out_spec[:] = [out]
+        return out_leaves
+    body = loops.closed(flat, leaves)
+    if body is None:
+        return lambda taken, ops: fun(*optree.tree_map(lambda x: guard(taken, x), ops,
+                                                       none_is_leaf=True))
+
+    def call(taken, ops):
+        xs = optree.tree_leaves(ops, none_is_leaf=True) + body.captured
+        return out_spec[0].unflatten(body.run(*[guard(taken, x) for x in xs]))
+    return call
+
+
+def select(pred, on_true, on_false):
+    """on_true where pred holds, else on_false, elementwise, routing derivatives
+    (jax.lax.select; pred, on_true and on_false broadcast as in numpy.where).
+
+    The values are numpy.where's. The derivatives differ: `where` weighs each side's tangent
+    by 0 or 1, so a NaN tangent of the side not taken still gives NaN; `select` routes
+    tangents and cotangents, as jax.lax.select and JAX's where: the side not taken gets an
+    exact zero cotangent (which that side's own rules may still turn into NaN, 0 * inf, as in
+    JAX: cond guards its branches' inputs against that). cond, switch and while_loop combine
+    their branches with it (Note [branches and their derivatives]).
+
+    Args:
+        pred: a boolean array or scalar.
+        on_true: values where pred holds.
+        on_false: values elsewhere.
+
+    Returns:
+        An array of the broadcast shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> x = np.array([-1.0, 4.0])
+        >>> ft.jvp(lambda x: ft.lax.select(x > 0, np.sqrt(x), -x), (x,), (np.ones(2),))[1]
+        array([-1.  ,  0.25])
+        >>> ft.jvp(lambda x: np.where(x > 0, np.sqrt(x), -x), (x,), (np.ones(2),))[1]
+        array([ nan, 0.25])
+    """
+    return _select_op(on_device_of(pred, on_true, on_false), on_true, on_false)
 
 
 # -- cond and switch --------------------------------------------------------------------------
@@ -206,7 +288,12 @@ def cond(pred, true_fun, false_fun, *operands):
         return _arrays((true_fun if bool(bottom) else false_fun)(*operands))
     if _dtype(pred).kind != "b":
         pred = fnp.not_equal(pred, 0)
-    on_true, on_false = true_fun(*operands), false_fun(*operands)
+    if kind == "traced" and loops.tracing_at_top():   # Note [compiled branches]
+        out = loops.switch(pred, (false_fun, true_fun), operands)
+        if out is not None:
+            return out
+    on_true = _guarded(true_fun, operands)(pred, operands)
+    on_false = _guarded(false_fun, operands)(fnp.logical_not(pred), operands)
     _check_same_types("cond", on_true, on_false,
                       ("output of true_fun", "output of false_fun", "output"))
     return _select(pred, on_true, on_false)
@@ -250,11 +337,16 @@ def switch(index, branches, *operands):
     last = len(branches) - 1
     if kind == "value":
         return _arrays(branches[min(max(int(bottom), 0), last)](*operands))
-    outs = [fun(*operands) for fun in branches]
+    index = fnp.clip(index, 0, last)
+    if kind == "traced" and loops.tracing_at_top():   # Note [compiled branches]
+        out = loops.switch(index, branches, operands)
+        if out is not None:
+            return out
+    outs = [_guarded(fun, operands)(fnp.equal(index, k), operands)
+            for k, fun in enumerate(branches)]
     for k in range(1, len(outs)):
         _check_same_types("switch", outs[0], outs[k],
                           ("output of branches[0]", f"output of branches[{k}]", "output"))
-    index = fnp.clip(index, 0, last)
     out = outs[last]
     for k in range(last - 1, -1, -1):
         out = _select(fnp.equal(index, k), outs[k], out)
@@ -312,7 +404,7 @@ def while_loop(cond_fun, body_fun, init_val):
             out, reversed_above = None, True   # recorded step by step where that is possible
         if out is not None:
             return out
-    val = init_val
+    val, guarded_body = init_val, None
     while True:
         pred = checked_cond(val)
         kind, bottom = _inspect(pred)
@@ -330,8 +422,12 @@ def while_loop(cond_fun, body_fun, init_val):
                 "ft.jit")
         if not bool(bottom if kind == "value" else fnp.any(bottom)):
             return _arrays(val)
-        new = checked_body(val)
-        val = new if kind == "value" else _select(pred, new, val)
+        if kind == "value":
+            val = checked_body(val)
+            continue
+        if guarded_body is None:   # Note [branches and their derivatives]
+            guarded_body = _guarded(checked_body, (val,))
+        val = _select(pred, guarded_body(pred, (val,)), val)
 
 
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):

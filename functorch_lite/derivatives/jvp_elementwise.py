@@ -126,6 +126,18 @@ def where_jvp(primals, tangents):
     return out, fit(add_tangents(*parts), out)
 
 
+@ew.select.def_jvp
+def select_jvp(primals, tangents):
+    """select(pred, tx, ty): the tangent of the branch taken, routed (nothing of the other
+    one reaches the result, not even a NaN)."""
+    pred, x, y = primals
+    _, tx, ty = tangents
+    out = ew.select(pred, x, y)
+    if (tx is None and ty is None) or not is_inexact(out):
+        return out, None
+    return out, fit(ew.select(pred, 0.0 if tx is None else tx, 0.0 if ty is None else ty), out)
+
+
 @ew.astype.def_jvp
 def astype_jvp(primals, tangents, dtype):
     """A cast between inexact dtypes casts the tangent; a cast to an integer or bool dtype has

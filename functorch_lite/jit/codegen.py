@@ -16,7 +16,7 @@ input, a constant or another output (a view of one, an input returned as is, a v
 returned twice) is copied, so writing into a result never changes an argument, a later result
 or another output; a view of an intermediate no other output shares (a transposed product) is
 returned as is, as eager code returns it. A weak Var (Python scalar arithmetic) is made a Python
-scalar again (`.item()`).
+scalar again (`.item()`, unless the op returned one).
 
 On a device module each fusion group (fuse.py) becomes one generated function of xp ufunc calls
 wrapped with `xp.fuse`, called once (`v8, v9 = g0(v6, v0)`): cupy.fuse compiles it into one
@@ -36,6 +36,12 @@ from .ir import Const, Var
 from .simplify import diagonal_product
 
 
+def _python_scalar(value):
+    """A weak Var's value: NumPy's scalar result made a Python scalar again (an op that
+    returns its Python-scalar operand, stop_gradient, returns one already)."""
+    return value.item() if hasattr(value, "item") else value
+
+
 class StaleShape(Exception):
     """A value-dependent shape differs from the traced one: the program must be traced again."""
 
@@ -49,7 +55,7 @@ def generate(program, xp, single=False, moved=()):
     """The program as a function of its inputs returning the list of its outputs (the output
     itself when `single`). The inputs whose Var ids are in `moved` (NumPy arrays beside device
     arrays) are moved to `xp` on entry."""
-    scope, consts = {"StaleShape": StaleShape}, {}
+    scope, consts = {"StaleShape": StaleShape, "python_scalar": _python_scalar}, {}
 
     def name(atom):
         if isinstance(atom, Var):
@@ -66,9 +72,10 @@ def generate(program, xp, single=False, moved=()):
         if eqn.op.multiple_results:
             outs += ","
         args = [name(a) for a in eqn.ins] + ([f"out=v{out.id}"] if out is not None else [])
-        line = f"    {outs} = k{i}({', '.join(args)})"
+        call = f"k{i}({', '.join(args)})"
         if eqn.outs[0].weak and not eqn.op.multiple_results:   # (a loop returns its own)
-            line += ".item()"
+            call = f"python_scalar({call})"
+        line = f"    {outs} = {call}"
         return [line] + [f"    if v{v.id}.shape != {v.shape!r}: raise StaleShape"
                          for v in eqn.outs if eqn.guard]
 

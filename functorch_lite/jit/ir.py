@@ -160,11 +160,13 @@ def _short(p):
 
 class LoopInfo:
     """What a backend needs to compile a loop equation (jit/loops.py) as a loop of its own, set
-    as the equation's `op.loop`: its kind ("scan", "fori_loop" or "while_loop"), its body (and
-    a while_loop's predicate, `cond`) as traced bodies (`.program`, `.captured`), and how many
-    carry (`nc`) and xs (`nx`) leaves lead its operands; the captured values follow them."""
+    as the equation's `op.loop`: its kind ("scan", "fori_loop", "while_loop" or "switch"),
+    its body (and a while_loop's predicate, `cond`; a switch's `branches`, None for one not
+    traced) as traced bodies (`.program`, `.captured`), and how many carry (`nc`) and xs (`nx`)
+    leaves lead its operands; the captured values follow them."""
 
-    __slots__ = ("kind", "body", "cond", "nc", "nx")
+    __slots__ = ("kind", "body", "cond", "nc", "nx", "branches")
 
-    def __init__(self, kind, body, cond=None, nc=0, nx=0):
+    def __init__(self, kind, body, cond=None, nc=0, nx=0, branches=()):
         self.kind, self.body, self.cond, self.nc, self.nx = kind, body, cond, nc, nx
+        self.branches = branches

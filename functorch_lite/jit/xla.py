@@ -304,7 +304,7 @@ def _programs(program, bodies):
     yield program
     for eqn in program.eqns:
         loop = getattr(eqn.op, "loop", None)
-        for body in (loop.body, loop.cond) if loop is not None else ():
+        for body in (loop.body, loop.cond, *loop.branches) if loop is not None else ():
             if body is not None and id(body) not in bodies:
                 bodies[id(body)] = (body, body.optimized())
                 yield from _programs(bodies[id(body)][1], bodies)

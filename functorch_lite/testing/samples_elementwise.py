@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import numpy as fnp
+from .. import lax
 from ..ops.elementwise import stop_gradient
 from .samples_base import (
     ABOVE_ONE, BOOL, EVEN, F32, F64, I32, I64, NONZERO, ODD, OFF_INTEGER, POSITIVE, REAL,
@@ -159,6 +160,8 @@ BINARY = [
 OTHER = [
     OpInfo("where", *_same("where"), _where_samples,
            doc="differentiable in x and y only; the condition is a boolean leaf"),
+    OpInfo("lax.select", lax.select, np.where, _where_samples,
+           doc="functorch_lite.lax.select: where's values, derivatives routed"),
     OpInfo("clip", *_same("clip"), _clip_samples),
     OpInfo("stop_gradient", stop_gradient, lambda x: x, unary(ints=True, bools=True),
            differentiable=False, numpy_fn=None,
