@@ -33,7 +33,8 @@ being transformed (a weight matrix under grad, a batched input under vmap) work 
 
 Each iteration's carry is checked against the initial one (pytree structure, shapes, dtypes),
 and so are the outputs of the branches that run together; a mismatch is a TypeError naming the
-leaf, as JAX's. A Python scalar in a carry is weakly typed: any dtype of its kind matches it.
+leaf, as JAX's. A Python scalar in a carry is weakly typed: any dtype of its kind matches it
+(so is a jitted function's Python-number argument, a Python scalar in its eager call).
 """
 import numbers
 
@@ -103,18 +104,28 @@ def _dtype(x):
     return np.dtype(dt) if dt is not None else None
 
 
+def _python_number(x):
+    """The Python number a leaf is or stands for (weakly typed), or None: a Python scalar, or
+    under ft.jit a weak traced value (a jitted function's Python-number argument, which its
+    eager call gets as the number itself; vmap's unbatched wrapper of one too, where eager vmap
+    passes the number as it is)."""
+    while type(x) is BatchedTensor and x.bdim is None:
+        x = x.value
+    if type(x) is TraceTensor and x.var.weak:
+        x = x.value
+    return x if type(x) in _PYTHON_KINDS else None
+
+
 def _weak_kinds(x):
     """The dtype kinds a Python scalar leaf matches (weak typing), or None for an array."""
-    for t, kinds in _PYTHON_KINDS.items():
-        if type(x) is t:
-            return kinds
-    return None
+    number = _python_number(x)
+    return None if number is None else _PYTHON_KINDS[type(number)]
 
 
 def _type_name(x):
     shape = ",".join(str(d) for d in _scalar_shape(x))
     if _weak_kinds(x) is not None:
-        return f"{type(x).__name__} (a Python scalar)"
+        return f"{type(_python_number(x)).__name__} (a Python scalar)"
     return f"{_dtype(x)}[{shape}]"
 
 
