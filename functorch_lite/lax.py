@@ -469,7 +469,19 @@ def _unroll(unroll, what):
     raise ValueError(f"{what}: unroll must be a positive int or a bool, got {unroll!r}")
 
 
+def _count(value, what, name, minimum):
+    """`value` as a Python int of at least `minimum`: any integral, a NumPy integer included (as
+    JAX), but not a bool (a flag passed in a count's place)."""
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral)
+            or value < minimum):
+        kind = "a positive int" if minimum == 1 else "a non-negative int"
+        raise ValueError(f"{what}: {name} must be {kind}, got {value!r}")
+    return int(value)
+
+
 def _scan_length(xs_leaves, length):
+    if length is not None:
+        length = _count(length, "scan", "length", 0)
     lengths = []
     for x in xs_leaves:
         shape = _scalar_shape(x)
@@ -484,7 +496,7 @@ def _scan_length(xs_leaves, length):
         if lengths and lengths[0] != length:
             raise ValueError(f"scan: length={length} disagrees with the leading axis size "
                              f"{lengths[0]} of xs")
-        return int(length)
+        return length
     if not lengths:
         raise ValueError("scan: there is nothing to scan over (xs has no arrays) and length "
                          "is not given")
@@ -505,29 +517,41 @@ def map(f, xs, *, batch_size=None):
     """`f` applied to each slice of xs along its leading axis, the results stacked
     (jax.lax.map).
 
+    With batch_size, as JAX: a scan over the first `n // batch_size * batch_size` slices in
+    groups of batch_size, f vmapped over each group, then f vmapped over the remaining slices
+    (under ft.jit one loop equation, whatever n). An empty xs gives empty results shaped from
+    one call of f, as scan.
+
     Args:
         f: a function of one slice (a pytree).
         xs: a pytree of arrays with one leading axis length.
-        batch_size: run f under vmap on this many slices at a time (None: one at a time).
+        batch_size: run f under vmap on this many slices at a time (None: one at a time); any
+            integral, a NumPy integer too.
 
     Returns:
         The stacked outputs of f.
 
     Raises:
-        ValueError: as scan, for xs; batch_size not a positive int.
+        ValueError: as scan, for xs; batch_size not a positive int (a bool included).
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
         >>> ft.lax.map(lambda x: x.sum(), np.arange(6.0).reshape(3, 2))
         array([1., 5., 9.])
+        >>> ft.lax.map(lambda x: 2 * x, np.arange(5.0), batch_size=2)
+        array([0., 2., 4., 6., 8.])
     """
     if batch_size is None:
         return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
-    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-        raise ValueError(f"map: batch_size must be a positive int, got {batch_size!r}")
+    batch_size = _count(batch_size, "map", "batch_size", 1)
     leaves, spec = optree.tree_flatten(xs)
-    n = _scan_length(leaves, None)
-    parts = [vmap(f)(spec.unflatten([x[k:k + batch_size] for x in leaves]))
-             for k in range(0, n, batch_size)]
-    return optree.tree_map(lambda *v: fnp.concatenate(v), *parts)
-
+    groups, rest = divmod(_scan_length(leaves, None), batch_size)
+    head = groups * batch_size
+    grouped = [fnp.reshape(x[:head], (groups, batch_size) + _scalar_shape(x)[1:])
+               for x in leaves]
+    ys = scan(lambda carry, x: (carry, vmap(f)(x)), (), spec.unflatten(grouped))[1]
+    ys = optree.tree_map(lambda y: fnp.reshape(y, (head,) + _scalar_shape(y)[2:]), ys)
+    if not rest:
+        return ys
+    tail = vmap(f)(spec.unflatten([x[head:] for x in leaves]))
+    return optree.tree_map(lambda a, b: fnp.concatenate([a, b]), ys, tail)
