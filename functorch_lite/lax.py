@@ -33,7 +33,8 @@ being transformed (a weight matrix under grad, a batched input under vmap) work 
 
 Each iteration's carry is checked against the initial one (pytree structure, shapes, dtypes),
 and so are the outputs of the branches that run together; a mismatch is a TypeError naming the
-leaf, as JAX's. A Python scalar in a carry is weakly typed: any dtype of its kind matches it.
+leaf, as JAX's. A Python scalar in a carry is weakly typed: any dtype of its kind matches it
+(so is a jitted function's Python-number argument, a Python scalar in its eager call).
 """
 import numbers
 
@@ -108,18 +109,28 @@ def _dtype(x):
     return np.dtype(dt) if dt is not None else None
 
 
+def _python_number(x):
+    """The Python number a leaf is or stands for (weakly typed), or None: a Python scalar, or
+    under ft.jit a weak traced value (a jitted function's Python-number argument, which its
+    eager call gets as the number itself; vmap's unbatched wrapper of one too, where eager vmap
+    passes the number as it is)."""
+    while type(x) is BatchedTensor and x.bdim is None:
+        x = x.value
+    if type(x) is TraceTensor and x.var.weak:
+        x = x.value
+    return x if type(x) in _PYTHON_KINDS else None
+
+
 def _weak_kinds(x):
     """The dtype kinds a Python scalar leaf matches (weak typing), or None for an array."""
-    for t, kinds in _PYTHON_KINDS.items():
-        if type(x) is t:
-            return kinds
-    return None
+    number = _python_number(x)
+    return None if number is None else _PYTHON_KINDS[type(number)]
 
 
 def _type_name(x):
     shape = ",".join(str(d) for d in _scalar_shape(x))
     if _weak_kinds(x) is not None:
-        return f"{type(x).__name__} (a Python scalar)"
+        return f"{type(_python_number(x)).__name__} (a Python scalar)"
     return f"{_dtype(x)}[{shape}]"
 
 
@@ -554,7 +565,19 @@ def _unroll(unroll, what):
     raise ValueError(f"{what}: unroll must be a positive int or a bool, got {unroll!r}")
 
 
+def _count(value, what, name, minimum):
+    """`value` as a Python int of at least `minimum`: any integral, a NumPy integer included (as
+    JAX), but not a bool (a flag passed in a count's place)."""
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral)
+            or value < minimum):
+        kind = "a positive int" if minimum == 1 else "a non-negative int"
+        raise ValueError(f"{what}: {name} must be {kind}, got {value!r}")
+    return int(value)
+
+
 def _scan_length(xs_leaves, length):
+    if length is not None:
+        length = _count(length, "scan", "length", 0)
     lengths = []
     for x in xs_leaves:
         shape = _scalar_shape(x)
@@ -569,7 +592,7 @@ def _scan_length(xs_leaves, length):
         if lengths and lengths[0] != length:
             raise ValueError(f"scan: length={length} disagrees with the leading axis size "
                              f"{lengths[0]} of xs")
-        return int(length)
+        return length
     if not lengths:
         raise ValueError("scan: there is nothing to scan over (xs has no arrays) and length "
                          "is not given")
@@ -590,29 +613,41 @@ def map(f, xs, *, batch_size=None):
     """`f` applied to each slice of xs along its leading axis, the results stacked
     (jax.lax.map).
 
+    With batch_size, as JAX: a scan over the first `n // batch_size * batch_size` slices in
+    groups of batch_size, f vmapped over each group, then f vmapped over the remaining slices
+    (under ft.jit one loop equation, whatever n). An empty xs gives empty results shaped from
+    one call of f, as scan.
+
     Args:
         f: a function of one slice (a pytree).
         xs: a pytree of arrays with one leading axis length.
-        batch_size: run f under vmap on this many slices at a time (None: one at a time).
+        batch_size: run f under vmap on this many slices at a time (None: one at a time); any
+            integral, a NumPy integer too.
 
     Returns:
         The stacked outputs of f.
 
     Raises:
-        ValueError: as scan, for xs; batch_size not a positive int.
+        ValueError: as scan, for xs; batch_size not a positive int (a bool included).
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
         >>> ft.lax.map(lambda x: x.sum(), np.arange(6.0).reshape(3, 2))
         array([1., 5., 9.])
+        >>> ft.lax.map(lambda x: 2 * x, np.arange(5.0), batch_size=2)
+        array([0., 2., 4., 6., 8.])
     """
     if batch_size is None:
         return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
-    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-        raise ValueError(f"map: batch_size must be a positive int, got {batch_size!r}")
+    batch_size = _count(batch_size, "map", "batch_size", 1)
     leaves, spec = optree.tree_flatten(xs)
-    n = _scan_length(leaves, None)
-    parts = [vmap(f)(spec.unflatten([x[k:k + batch_size] for x in leaves]))
-             for k in range(0, n, batch_size)]
-    return optree.tree_map(lambda *v: fnp.concatenate(v), *parts)
-
+    groups, rest = divmod(_scan_length(leaves, None), batch_size)
+    head = groups * batch_size
+    grouped = [fnp.reshape(x[:head], (groups, batch_size) + _scalar_shape(x)[1:])
+               for x in leaves]
+    ys = scan(lambda carry, x: (carry, vmap(f)(x)), (), spec.unflatten(grouped))[1]
+    ys = optree.tree_map(lambda y: fnp.reshape(y, (head,) + _scalar_shape(y)[2:]), ys)
+    if not rest:
+        return ys
+    tail = vmap(f)(spec.unflatten([x[head:] for x in leaves]))
+    return optree.tree_map(lambda a, b: fnp.concatenate([a, b]), ys, tail)

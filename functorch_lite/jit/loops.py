@@ -22,11 +22,13 @@ loop of its transformed body one level down, until the trace records one loop eq
 call as the one op it is, never its inlined primal body, so a transform above still sees its
 rule.
 
-Python numbers keep their weak typing: a Python number in the carry (and fori_loop's index) is
-traced as a weak Var, so the body promotes it as eager NumPy does, Python arithmetic on it stays
-a Python number in the compiled body too, and a carry that is a Python number must come out of
-the body as one (as it does eagerly when only Python operators touch it) unless every value has
-a default dtype, where a Python number and a NumPy scalar promote alike.
+Python numbers keep their weak typing: a Python number in the carry (and fori_loop's index),
+a literal of the code or a jitted function's Python-number argument (a weak Var of the
+enclosing trace, under the transforms or not), is traced as a weak Var of the body, so the body
+promotes it as eager NumPy does, Python arithmetic on it stays a Python number in the compiled
+body too, and a carry that is a Python number must come out of the body as one (as it does
+eagerly when only Python operators touch it) unless every value has a default dtype, where a
+Python number and a NumPy scalar promote alike.
 
 The loop falls back to being recorded step by step (lax.py's Python loops) when the body cannot
 be traced on its own: Python control flow or a conversion on a value that changes between
@@ -182,11 +184,13 @@ class _Body:
 def _carry_operands(leaves):
     """(trace-time values, avals) of the carry leaves. A Python number is traced as itself, a
     weak Var, so the body promotes it as eager code does (NEP 50) and Python arithmetic keeps it
-    a Python number; the compiled body gets and returns it as one."""
+    a Python number; the compiled body gets and returns it as one. So is a weak value of an
+    enclosing trace (a jitted function's Python-number argument): its sample is the Python
+    number it stands for."""
     values, avals = [], []
     for x in leaves:
-        weak = type(x) in PYTHON_SCALARS
-        v = x if weak else _sample(x)
+        v = _sample(x)
+        weak = type(v) in PYTHON_SCALARS
         values.append(v)
         avals.append((tuple(np.shape(v)), np.dtype(type(v)) if weak else np.dtype(v.dtype),
                       weak))
