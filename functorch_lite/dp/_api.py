@@ -9,6 +9,7 @@ from .. import numpy as fnp
 from .. import random as frandom
 from ..backend import is_array
 from ..tensor import Tensor
+from ..transforms._pytree import check_function
 from ._pieces import squared_norms, weighted_sum
 from ._trace import capture, leaf_structure
 
@@ -70,11 +71,11 @@ def per_example_grad_norms(loss, argnums=0, *, per_leaf=False, strict=False):
         >>> bool(np.allclose(norms, np.sqrt((per_example ** 2).sum(axis=(1, 2)))))
         True
     """
-    _check_loss(loss, "per_example_grad_norms")
+    check_function(loss, "per_example_grad_norms")
 
     def norms_fn(*args):
-        leaves, spec, is_tuple, _, pieces, batch = capture(loss, argnums, args, strict,
-                                                           "per_example_grad_norms")
+        leaves, spec, is_tuple, pieces, batch = capture(loss, argnums, args, strict,
+                                                        "per_example_grad_norms")
         sq, _ = _leaf_squared_norms(leaves, pieces)
         total = fnp.sqrt(_total(sq, batch, leaves[0]))
         if not per_leaf:
@@ -124,12 +125,12 @@ def clipped_grad_sum(loss, max_norm, argnums=0, *, strict=False):
         >>> bool(np.allclose(total, np.tensordot(scale, g, axes=1)))
         True
     """
-    _check_loss(loss, "clipped_grad_sum")
+    check_function(loss, "clipped_grad_sum")
     limits_spec, limits = _thresholds(max_norm, "clipped_grad_sum")
 
     def clipped_fn(*args):
-        leaves, spec, is_tuple, _, pieces, batch = capture(loss, argnums, args, strict,
-                                                           "clipped_grad_sum")
+        leaves, spec, is_tuple, pieces, batch = capture(loss, argnums, args, strict,
+                                                        "clipped_grad_sum")
         sq, pieces = _leaf_squared_norms(leaves, pieces)
         per_layer = limits_spec is not None
         if per_layer:
@@ -163,11 +164,6 @@ def _clip_factor(norm, limit):
     neither 0/0 nor inf/inf is ever formed."""
     over = norm > limit
     return fnp.where(over, limit / fnp.where(over, norm, 1), 1)
-
-
-def _check_loss(loss, transform):
-    if not callable(loss):
-        raise TypeError(f"{transform}: loss must be a function, got a {type(loss).__name__}")
 
 
 def _threshold(c, where, transform):

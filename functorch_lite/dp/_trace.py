@@ -212,8 +212,8 @@ def examples(args, nums, argnums, transform):
 
 
 def capture(loss, argnums, args, strict, transform):
-    """(leaves, treespec, is_tuple, argnums as a tuple, pieces by leaf with batched arrays,
-    the number of examples). See Note [the capture pass]."""
+    """(leaves, treespec, is_tuple, pieces by leaf with batched arrays, the number of
+    examples). See Note [the capture pass]."""
     nums, is_tuple = normalize_argnums(argnums, len(args), transform)
     batch = examples(args, nums, argnums, transform)
     leaves, spec = flatten_diff_args(args, nums, transform)
@@ -247,7 +247,7 @@ def capture(loss, argnums, args, strict, transform):
     for ps, arrs in zip(pieces, arrays):
         for p, a in zip(ps, arrs):
             p.arrays = a
-    return leaves, spec, is_tuple, nums, pieces, batch
+    return leaves, spec, is_tuple, pieces, batch
 
 
 def leaf_structure(spec, values, is_tuple):
