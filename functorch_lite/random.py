@@ -73,7 +73,12 @@ def _check_key(k, fn):
 
 def _shape(shape, fn):
     """shape as a tuple of ints, refused as NumPy's Generator refuses it: a non-integer entry
-    (2.5 is not truncated) is a TypeError, a negative one a ValueError."""
+    (2.5 is not truncated) is a TypeError, a negative one a ValueError. A value of a transform
+    is converted first, so that its transform's own refusal (ft.jit's names static_argnums)
+    is the error."""
+    for s in shape if isinstance(shape, tuple) else (shape,):
+        if isinstance(s, Tensor) and s.ndim == 0:
+            operator.index(s)
     try:
         shape = (operator.index(shape),) if not hasattr(shape, "__iter__") else \
             tuple(operator.index(s) for s in shape)

@@ -7,6 +7,8 @@ tracing. Tracing runs the kernels on the real argument values, so every Var know
 dtype; Python code that reads a traced *value* (`if x > 0`, `float(x)`) is refused, because the
 replayed program would not run that Python again.
 """
+import sys
+
 import numpy as np
 import optree
 
@@ -81,6 +83,9 @@ for _dunder in ("__neg__", "__pos__", "__abs__"):
     setattr(TraceTensor, _dunder, _python_operator(_dunder))
 
 
+_CONVERTERS = {Tensor.__module__, __name__}   # modules whose frames convert a value for a caller
+
+
 class TraceInterpreter(Interpreter):
     """Records each op applied to its TraceTensors as an Eqn. See Note [the jit program]."""
 
@@ -96,6 +101,8 @@ class TraceInterpreter(Interpreter):
         self.snapshots = {}  # id(array) -> (array, its copy): Note [captured constants]
         self.memory = {}     # id(array owning memory) -> (it, (copy of its bytes, offset))
         self.python_arithmetic = False  # a Python operator on Python scalars is running
+        self.refused = None  # (the last TracerConversionError, the frame and instruction that
+                             # converted): Note [conversions NumPy swallows]
 
     def new_var(self, value):
         if type(value) in PYTHON_SCALARS:   # a weak Var: NumPy's default dtype for its type
@@ -200,7 +207,7 @@ class TraceInterpreter(Interpreter):
                 "float": "a Python float", "complex": "a Python complex",
                 "index": "an index", "array": "a raw array"}[kind]
         names = ", ".join(self._sources(tensor.var)) or "no argument (a constant)"
-        raise TracerConversionError(
+        error = TracerConversionError(
             f"ft.jit: cannot convert a traced value of shape {tensor.shape} to {what} while "
             f"tracing; it depends on {names}. The compiled program replays array operations "
             "only, so Python control flow on values cannot be recorded: mark the argument "
@@ -208,6 +215,32 @@ class TraceInterpreter(Interpreter):
             + ("; functions whose result shape depends on values (nonzero, argwhere, "
                "unique) cannot be compiled: select with fnp.where or a boolean mask x[mask] "
                "(whose shape ft.jit checks on every call)" if kind == "array" else ""))
+        frame = sys._getframe(1)
+        while frame.f_globals.get("__name__") in _CONVERTERS:
+            frame = frame.f_back
+        self.refused = (error, frame, frame.f_lasti)
+        raise error
+
+    def __exit__(self, kind, err, tb):
+        """Note [conversions NumPy swallows]
+        ------------------------------------
+        NumPy's C shape converter (np.zeros(n), np.ones, np.empty, np.full, np.ndarray,
+        np.random's size=) catches the TypeError a traced `n` raises on __index__ and raises
+        its own "expected a sequence of integers". When the TypeError leaving the trace was
+        raised by the very call (frame and instruction) whose conversion was refused, that
+        refusal is what the user needs: it is raised in its place."""
+        super().__exit__(kind, err, tb)
+        refused, self.refused = self.refused, None
+        if refused is None or not isinstance(err, TypeError) or err is refused[0]:
+            return False
+        site = tb
+        while tb.tb_next is not None:   # the innermost entry of Python code (Cython's, as
+            tb = tb.tb_next             # np.random.Generator's, adds entries of its own)
+            if not tb.tb_frame.f_code.co_filename.endswith(".pyx"):
+                site = tb
+        if site.tb_frame is refused[1] and site.tb_lasti == refused[2]:
+            raise refused[0].with_traceback(err.__traceback__) from None
+        return False
 
     def _sources(self, var):
         """Names of the inputs `var` depends on (walks the equations backwards)."""

@@ -94,9 +94,12 @@ def empty(shape, dtype=float, order="C", *, like=None):
 def full(shape, fill_value, dtype=None, order="C", *, like=None):
     """As numpy.full: a new array of `shape` filled with `fill_value`.
 
+    A fill value under a transform (traced, batched, differentiated) is broadcast, as in
+    JAX: the result is differentiable in it.
+
     Args:
         shape: int or tuple of ints.
-        fill_value: a concrete scalar or array broadcastable to `shape`.
+        fill_value: a scalar or array broadcastable to `shape`.
         dtype: dtype of the result (default: that of `fill_value`).
         order: 'C' or 'F' memory layout.
         like: an array whose array module (NumPy or CuPy) makes the result.
@@ -104,19 +107,28 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
     Returns:
         The filled array.
 
-    Raises:
-        TypeError: `fill_value` is a traced value (use fnp.broadcast_to instead).
-
     Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> import numpy as np, functorch_lite as ft, functorch_lite.numpy as fnp
         >>> fnp.full((2, 2), 7)
         array([[7, 7],
                [7, 7]])
+        >>> ft.grad(lambda v: fnp.full((2, 3), v).sum())(1.5)
+        array(6.)
     """
     if isinstance(fill_value, Tensor):
-        raise TypeError("full() needs a concrete fill_value; for a traced value use "
-                        "fnp.broadcast_to(value, shape)")
+        return _filled(fill_value, shape, dtype)
     return _xp(like).full(shape, fill_value, dtype=dtype, order=order)
+
+
+def _filled(fill_value, shape, dtype):
+    """A fill value of a transform broadcast to `shape` (cast to `dtype` first): full's
+    derivative in it is the broadcast's. NumPy's own full would copy it into an empty raw
+    array, which a transform cannot follow."""
+    from ._elementwise import astype
+    from ._shape import broadcast_to
+    if dtype is not None and dtype_of(fill_value) != np.dtype(dtype):
+        fill_value = astype(fill_value, dtype)
+    return broadcast_to(fill_value, shape)
 
 
 def _like(a, dtype, shape_arg, device, name):
@@ -195,9 +207,12 @@ def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """As numpy.full_like: `fill_value` with the shape and dtype of `a`.
 
+    A fill value under a transform (traced, batched, differentiated) is broadcast, as in
+    JAX: the result is differentiable in it.
+
     Args:
         a: array_like or traced value giving shape, dtype and array module.
-        fill_value: a concrete scalar.
+        fill_value: a scalar or array broadcastable to the shape.
         dtype: overrides the dtype of `a`.
         order, subok: accepted for NumPy compatibility.
         device: None, or "cpu" for a NumPy result (as NumPy; anything else is a ValueError).
@@ -212,6 +227,8 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
         array([4, 4, 4])
     """
     s, dt, xp = _like(a, dtype, shape, device, "full_like")
+    if isinstance(fill_value, Tensor):
+        return _filled(fill_value, s, dt)
     return xp.full(s, fill_value, dtype=dt)
 
 

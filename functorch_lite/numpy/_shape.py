@@ -1,4 +1,6 @@
 """Shape functions with NumPy's signatures, over the shape primitives."""
+import operator
+
 import numpy as np
 
 from ..ops import elementwise as ew, reductions as red, shape as sh
@@ -12,9 +14,9 @@ def _tuple(shape_arg):
                 break
         else:
             return shape_arg  # the usual case, already a tuple of ints
-    if isinstance(shape_arg, (int, np.integer)):
-        return (int(shape_arg),)
-    return tuple(map(int, shape_arg))
+    if isinstance(shape_arg, (int, np.integer)) or getattr(shape_arg, "ndim", None) == 0:
+        return (operator.index(shape_arg),)   # a 0-d array as NumPy takes it; a traced one
+    return tuple(map(int, shape_arg))         # raises its transform's conversion error
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):

@@ -246,7 +246,12 @@ CREATION = [
     _op("zeros_like", _like_samples(), differentiable=False),
     _op("ones_like", _like_samples(), differentiable=False),
     _op("empty_like", _like_samples(), differentiable=False, check_values=False),
-    _op("full_like", _like_samples(2.5), differentiable=False),
+    _op("full_like", lambda r: _like_samples(2.5)(r) + [
+        S(_a(r, 2, 3), _a(r), name="f64_2x3_array_fill"),
+        S(_a(r, 2, 3), _a(r, 3), name="f64_2x3_broadcast_fill"),
+        S(_a(r, 2, 2), _a(r, 2), dtype=F32, name="f64_2x2_fill_to_f32"),
+        S(_a(r, 3, dtype=I64), _a(r), name="i64_3_float_fill")],
+        doc="differentiable in the fill value (its broadcast), as jnp.full_like"),
     _op("asarray", lambda r: [S(_a(r, 2, 3)), S(_a(r)), S(_a(r, 3), F32),
                               S(_a(r, 3, dtype=F32), dtype=F64), S(_a(r, 2, dtype=I64))]),
     _op("array", lambda r: [S(_a(r, 2, 3)), S([_a(r, 3), _a(r, 3)]), S(_a(r, 3), F32),

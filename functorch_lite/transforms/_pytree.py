@@ -80,6 +80,14 @@ def as_differentiable_leaf(x, where, transform):
                     f"an array{conversion_hint(x)}")
 
 
+def check_function(f, transform):
+    """A transform of something that is not callable is refused when it is made (ft.jit(5)),
+    not at its first call."""
+    if not callable(f):
+        raise TypeError(f"{transform} needs a function, got {f!r:.60} (of type "
+                        f"{type(f).__name__})")
+
+
 def conversion_hint(x):
     """How to convert an array of another library (a jax.Array, a torch.Tensor), which
     transforms do not take as it is; "" for other objects."""
