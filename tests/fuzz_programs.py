@@ -3,7 +3,7 @@ independent oracle (used by test_fuzz_compositions.py and, for long runs, by
 benchmarks/fuzz_compositions.py).
 
 A program is 2 to 6 ops (elementwise, broadcasting with a second argument, reductions, shape
-ops, products) applied to `x`, with a second argument `y` of the same shape. A stack is 2 or 3
+ops, products, cond and switch with branches undefined outside their guards) applied to `x`, with a second argument `y` of the same shape. A stack is 2 or 3
 transforms (vmap with random in_dims/out_dims including negative ones and None, grad, jvp, vjp,
 jacrev, jacfwd, over argument 0 or 1), applied one after the other. Level k is checked against
 its oracle applied to level k - 1 (itself checked): a Python loop for vmap, central finite
@@ -255,7 +255,25 @@ def _op_product(draw, shape, const):
     return "trace(a)", lambda a, y: fnp.trace(a)
 
 
-OP_FAMILIES = [_op_unary, _op_with_y, _op_const, _op_reduction, _op_shape, _op_product]
+def _op_branch(draw, shape, const):
+    """cond or switch on a scalar summary s of a, each branch undefined (NaN) in part of the
+    others' regions: derivatives must go only through the branch taken (lax.py's Note
+    [branches and their derivatives]); under ft.jit only that branch runs."""
+    def s_of(a):
+        return fnp.sum(a) * 0.5
+    if draw.choice(["cond", "switch"]) == "cond":
+        return ("cond(s > 0.1, a * log(s + 0.9), a * sqrt(0.1 - s))",
+                lambda a, y: ft.cond(s_of(a) > 0.1, lambda a: a * fnp.log(s_of(a) + 0.9),
+                                     lambda a: a * fnp.sqrt(0.1 - s_of(a)), a))
+    branches = [lambda a: a * fnp.sqrt(-0.4 - s_of(a)), lambda a: a * fnp.arcsin(s_of(a)),
+                lambda a: a * fnp.log(s_of(a) - 0.4)]
+    return ("switch((s > -0.5) + (s > 0.5), a * sqrt(-0.4 - s), a * arcsin(s), a * log(s - 0.4))",
+            lambda a, y: ft.lax.switch(fnp.astype(s_of(a) > -0.5, np.int64)
+                                       + fnp.astype(s_of(a) > 0.5, np.int64), branches, a))
+
+
+OP_FAMILIES = [_op_unary, _op_with_y, _op_const, _op_reduction, _op_shape, _op_product,
+               _op_branch]
 
 
 def draw_shape(draw):

@@ -135,7 +135,14 @@ def select_jvp(primals, tangents):
     out = ew.select(pred, x, y)
     if (tx is None and ty is None) or not is_inexact(out):
         return out, None
-    return out, fit(ew.select(pred, 0.0 if tx is None else tx, 0.0 if ty is None else ty), out)
+    return out, fit(ew.select(pred, _zero_for(x) if tx is None else tx,
+                              _zero_for(y) if ty is None else ty), out)
+
+
+def _zero_for(side):
+    """The tangent of a side with none: 0.0, or -0.0 for the literal -0.0 that select's vjp
+    routes to the side not taken (the additive identity, so sums of its tangents stay exact)."""
+    return -0.0 if type(side) is float and side == 0.0 and np.signbit(side) else 0.0
 
 
 @ew.astype.def_jvp

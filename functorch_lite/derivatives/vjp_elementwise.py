@@ -100,6 +100,7 @@ defvjp(ew.copysign, lambda g, o, x, y: mul(g, mul(ew.sign(x), ew.copysign(1.0, y
 # -- ternary: where weighs the cotangent by 1 for the branch it chose, 0 for the other --
 defvjp(ew.where, None, lambda g, o, c, x, y: mul(g, partials.truth(c)),
        lambda g, o, c, x, y: mul(g, ew.logical_not(c)))
-# select routes the cotangent: the branch not taken gets an exact zero
-defvjp(ew.select, None, lambda g, o, c, x, y: ew.select(c, g, 0.0),
-       lambda g, o, c, x, y: ew.select(c, 0.0, g))
+# select routes the cotangent: the side not taken gets -0.0, the additive identity, so a sum of
+# the cotangents of cond's branches is bit for bit the taken branch's (its sign of zero too)
+defvjp(ew.select, None, lambda g, o, c, x, y: ew.select(c, g, -0.0),
+       lambda g, o, c, x, y: ew.select(c, -0.0, g))

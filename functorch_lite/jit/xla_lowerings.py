@@ -333,7 +333,7 @@ LOWERINGS.update({
     "stop_gradient": lambda ctx, x: x,
     "round": lambda ctx, x, decimals=0: jnp.round(x, decimals),
     "where": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
-    "select": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
+    "lax_select": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
     "astype": lambda ctx, x, dtype: jnp.asarray(x).astype(dtype),
     # reductions and scans
     "sum": _reduction(jnp.sum, dtype=True),

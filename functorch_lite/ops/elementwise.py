@@ -194,7 +194,8 @@ _ufunc_ops(_BINARY_BOOLEAN, 2, differentiable=False,
 where = defop("where", lambda xp, cond, x, y: xp.where(cond, x, y), numpy_impl=branchless.where,
               doc="Elementwise choice: x where cond is true, else y. Differentiable in x and y.")
 
-select = defop("select", lambda xp, pred, x, y: xp.where(pred, x, y), numpy_impl=branchless.where,
+select = defop("lax_select", lambda xp, pred, x, y: xp.where(pred, x, y),
+               numpy_impl=branchless.where,
                doc="where's values with routed derivatives (functorch_lite.lax.select).")
 
 # -- dtype conversion (differentiable between inexact dtypes) --
