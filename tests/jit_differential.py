@@ -44,6 +44,20 @@ def same_bits(got, want):
     return np.array_equal(got, want)
 
 
+def close_values(got, want):
+    """Equal dtype, shape and non-finite places, values within rounding (1e-12 relative)."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return False
+    if got.dtype.kind not in "fc":
+        return np.array_equal(got, want)
+    rtol = 1e-12 if got.dtype in (np.float64, np.complex128) else 1e-5
+    finite = np.abs(want[np.isfinite(want)])
+    atol = rtol * finite.max() if finite.size else 0.0    # (of the values' scale)
+    return bool(np.array_equal(np.isfinite(got), np.isfinite(want))
+                and np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True))
+
+
 def _strided(a, fortran):
     """a's values in another layout: Fortran order (reversed for fewer than two axes), or every
     other element of the last axis of a wider array in Fortran order."""
@@ -67,6 +81,10 @@ class JitCase:
         self.seed = seed
         self.case = Case(draw, seed)
         self.stage = self.case.stages[-1]
+        # docs/control_flow.md: derivatives through a cond with a traced predicate sum the
+        # branches' guarded cotangents, in another order than eager's one branch: rounding
+        self.rounding = (any(k in self.case.program_desc for k in ("cond(", "switch("))
+                         and any(not s.desc.startswith("vmap") for s in self.case.stages[1:]))
         rng = np.random.default_rng(seed + 7)
         x0, y0 = self.case.inputs_for(self.stage, rng)
         out_shape = np.shape(self.stage.fn(x0, y0))
@@ -143,8 +161,8 @@ class JitCase:
         assert len(got) == len(want), f"{where}: {len(got)} outputs, eager {len(want)}"
         arrays = [a for a in args if isinstance(a, np.ndarray)]
         for k, (g, w) in enumerate(zip(got, want)):
-            assert same_bits(g, w), (f"{where}: output {k} differs\n jit   {g!r}\n eager "
-                                      f"{w!r}")
+            same = close_values(g, w) if self.rounding else same_bits(g, w)
+            assert same, f"{where}: output {k} differs\n jit   {g!r}\n eager {w!r}"
             if isinstance(g, np.ndarray):
                 others = arrays + [o for j, o in enumerate(got)
                                    if j != k and isinstance(o, np.ndarray)]
