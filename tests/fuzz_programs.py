@@ -258,18 +258,21 @@ def _op_product(draw, shape, const):
 def _op_branch(draw, shape, const):
     """cond or switch on a scalar summary s of a, each branch undefined (NaN) in part of the
     others' regions: derivatives must go only through the branch taken (lax.py's Note
-    [branches and their derivatives]); under ft.jit only that branch runs."""
+    [branches and their derivatives]); under ft.jit only that branch runs. The thresholds are
+    no sum of special points and every branch is smooth a little past its own region, so
+    rounding that moves s across a threshold moves no result by more than rounding."""
     def s_of(a):
         return fnp.sum(a) * 0.5
     if draw.choice(["cond", "switch"]) == "cond":
-        return ("cond(s > 0.1, a * log(s + 0.9), a * sqrt(0.1 - s))",
-                lambda a, y: ft.cond(s_of(a) > 0.1, lambda a: a * fnp.log(s_of(a) + 0.9),
-                                     lambda a: a * fnp.sqrt(0.1 - s_of(a)), a))
+        return ("cond(s > 0.1234, a * log(s + 0.9), a * sqrt(0.1851 - s))",
+                lambda a, y: ft.cond(s_of(a) > 0.1234, lambda a: a * fnp.log(s_of(a) + 0.9),
+                                     lambda a: a * fnp.sqrt(0.1851 - s_of(a)), a))
     branches = [lambda a: a * fnp.sqrt(-0.4 - s_of(a)), lambda a: a * fnp.arcsin(s_of(a)),
                 lambda a: a * fnp.log(s_of(a) - 0.4)]
-    return ("switch((s > -0.5) + (s > 0.5), a * sqrt(-0.4 - s), a * arcsin(s), a * log(s - 0.4))",
-            lambda a, y: ft.lax.switch(fnp.astype(s_of(a) > -0.5, np.int64)
-                                       + fnp.astype(s_of(a) > 0.5, np.int64), branches, a))
+    return ("switch((s > -0.4567) + (s > 0.4567), a * sqrt(-0.4 - s), a * arcsin(s), "
+            "a * log(s - 0.4))",
+            lambda a, y: ft.lax.switch(fnp.astype(s_of(a) > -0.4567, np.int64)
+                                       + fnp.astype(s_of(a) > 0.4567, np.int64), branches, a))
 
 
 OP_FAMILIES = [_op_unary, _op_with_y, _op_const, _op_reduction, _op_shape, _op_product,
