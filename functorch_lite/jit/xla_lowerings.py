@@ -37,8 +37,8 @@ UFUNCS = (
     "sqrt", "cbrt", "square", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
     "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "real", "imag", "conj", "sign",
     "floor", "ceil", "rint", "trunc", "isnan", "isinf", "isfinite", "logical_not", "add",
-    "subtract", "multiply", "divide", "power", "remainder", "maximum", "minimum", "fmax", "fmin",
-    "arctan2", "hypot", "logaddexp", "logaddexp2", "copysign", "floor_divide", "equal",
+    "subtract", "multiply", "divide", "power", "remainder", "fmod", "maximum", "minimum", "fmax",
+    "fmin", "arctan2", "hypot", "logaddexp", "logaddexp2", "copysign", "floor_divide", "equal",
     "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
     "logical_xor")
 """Ops whose kernel is the array module's function of the same name: jax.numpy's here."""
