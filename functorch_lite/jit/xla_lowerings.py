@@ -78,6 +78,20 @@ def _ufunc(name):
     return lambda ctx, *args: fn(*_promote(*args))
 
 
+def _multiply(ctx, x, y):
+    """x * y, a bool operand of a float or complex product made 1 or 0 by a select, not a
+    convert: XLA rewrites v * convert(b) into select(b, v, 0), which loses the NaN, inf and -0
+    that NumPy's product keeps where b is False (a jvp's or vjp's mask times a NaN
+    derivative)."""
+    x_bool, y_bool = (getattr(a, "dtype", None) == np.bool_ for a in (x, y))
+    if x_bool != y_bool:
+        b, v = (x, y) if x_bool else (y, x)
+        if jnp.issubdtype(getattr(v, "dtype", np.bool_), jnp.inexact):
+            one = jnp.where(b, jnp.ones((), v.dtype), jnp.zeros((), v.dtype))
+            return v * one
+    return jnp.multiply(*_promote(x, y))
+
+
 def _reduction(fn, dtype=False):
     if dtype:
         return lambda ctx, x, axis=None, keepdims=False, dtype=None: fn(
@@ -330,6 +344,7 @@ def _threefry(ctx, key, counts):
 
 LOWERINGS = {name: _ufunc(name) for name in UFUNCS}
 LOWERINGS.update({
+    "multiply": _multiply,
     "stop_gradient": lambda ctx, x: x,
     "round": lambda ctx, x, decimals=0: jnp.round(x, decimals),
     "where": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
