@@ -8,10 +8,11 @@ import pytest
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
 
-# NaN at [0, 1] and [2, 3]: rows 0 and 2 and columns 1 and 3 hold one, the rest are finite
+# NaN at [0, 1] and -NaN at [2, 3] (every sort puts both last): rows 0 and 2 and columns 1 and
+# 3 hold one, the rest are finite
 X = np.array([[0.3, np.nan, -1.2, 2.5, 0.9],
               [1.7, -0.4, 3.1, 0.2, -2.2],
-              [-0.8, 2.9, 0.6, np.nan, 1.4],
+              [-0.8, 2.9, 0.6, -np.nan, 1.4],
               [2.2, 0.1, -1.9, 1.1, -0.5]])
 U = np.random.default_rng(0).standard_normal
 
