@@ -295,7 +295,7 @@ def test_value_dependent_shapes_and_python_scalars_as_on_numpy():
 def test_a_product_with_a_bool_mask_keeps_nan_inf_and_signed_zero():
     """XLA rewrites v * convert(mask) into select(mask, v, 0); the lowering keeps NumPy's
     product (NaN * False is NaN, -2.0 * False is -0.0), as a jvp's mask times the NaN tangent
-    of a branch `where` did not choose."""
+    of a branch `where` did not choose, or max's derivative 0 / 0 at a NaN."""
     v = np.array([np.nan, np.inf, -2.0, 3.0, -np.inf, -0.0])
     mask = np.array([False, False, False, True, True, True])
     for f in (lambda v, m: v * m, lambda v, m: m * v, lambda v, m: v.astype(np.float32) * m,
@@ -317,3 +317,10 @@ def test_a_product_with_a_bool_mask_keeps_nan_inf_and_signed_zero():
     on_xla = ft.jit(g, backend="xla")
     for call in range(2):
         np.testing.assert_array_equal(on_xla(x, y), want)
+    grad_max = ft.grad(lambda x: np.sum(np.max(x, axis=0) * 0.7))
+    x = np.array([[1.0, np.nan], [2.0, 0.5]])
+    with np.errstate(invalid="ignore"):
+        want = grad_max(x)                          # [[0, nan], [0.7, nan]]
+    on_xla = ft.jit(grad_max, backend="xla")
+    for call in range(2):
+        np.testing.assert_array_equal(on_xla(x), want)

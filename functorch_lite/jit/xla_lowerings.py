@@ -70,26 +70,23 @@ def _promote(*args):
     if len({a.dtype for a in arrays}) < 2:
         return args
     dtype = np.result_type(*[a if not hasattr(a, "dtype") else a.dtype for a in args])
-    return [jnp.asarray(a, dtype) if hasattr(a, "dtype") else a for a in args]
+    return [_cast(a, dtype) if hasattr(a, "dtype") else a for a in args]
+
+
+def _cast(a, dtype):
+    """a as dtype; a bool array made 1 or 0 by a select, not a convert: XLA rewrites
+    v * convert(b), and v / x * convert(b), into select(b, v, 0), losing the NaN, inf and -0
+    that NumPy's arithmetic keeps where b is False (a derivative's mask times a NaN, max's
+    0 / 0 at a NaN)."""
+    a, dtype = jnp.asarray(a), np.dtype(dtype)
+    if a.dtype == np.bool_ and dtype.kind in "fc":
+        return jnp.where(a, jnp.ones((), dtype), jnp.zeros((), dtype))
+    return a.astype(dtype)
 
 
 def _ufunc(name):
     fn = getattr(jnp, name)
     return lambda ctx, *args: fn(*_promote(*args))
-
-
-def _multiply(ctx, x, y):
-    """x * y, a bool operand of a float or complex product made 1 or 0 by a select, not a
-    convert: XLA rewrites v * convert(b) into select(b, v, 0), which loses the NaN, inf and -0
-    that NumPy's product keeps where b is False (a jvp's or vjp's mask times a NaN
-    derivative)."""
-    x_bool, y_bool = (getattr(a, "dtype", None) == np.bool_ for a in (x, y))
-    if x_bool != y_bool:
-        b, v = (x, y) if x_bool else (y, x)
-        if jnp.issubdtype(getattr(v, "dtype", np.bool_), jnp.inexact):
-            one = jnp.where(b, jnp.ones((), v.dtype), jnp.zeros((), v.dtype))
-            return v * one
-    return jnp.multiply(*_promote(x, y))
 
 
 def _reduction(fn, dtype=False):
@@ -344,11 +341,10 @@ def _threefry(ctx, key, counts):
 
 LOWERINGS = {name: _ufunc(name) for name in UFUNCS}
 LOWERINGS.update({
-    "multiply": _multiply,
     "stop_gradient": lambda ctx, x: x,
     "round": lambda ctx, x, decimals=0: jnp.round(x, decimals),
     "where": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
-    "astype": lambda ctx, x, dtype: jnp.asarray(x).astype(dtype),
+    "astype": lambda ctx, x, dtype: _cast(x, dtype),
     # reductions and scans
     "sum": _reduction(jnp.sum, dtype=True),
     "prod": _reduction(jnp.prod, dtype=True),
