@@ -143,9 +143,13 @@ def _op_reduction(draw, shape, const):
         return None
     ax, keep = _axis(draw, nd), bool(draw.integers(0, 1))
     kind = draw.choice(["sum", "mean", "max", "min", "prod", "var", "cumsum", "cumprod",
-                        "logsumexp", "softmax", "sort", "sum_all", "np.mean"]
+                        "logsumexp", "softmax", "sort", "sum_all", "np.mean", "median",
+                        "quantile", "nanmax"]
                        + (["std", "std"] if const["special"] else []))
-    if kind in ("sum", "mean", "max", "min", "prod", "var", "std"):
+    if kind == "quantile":
+        return f"quantile([0, 0.3, 1], axis={ax})", \
+            lambda a, y: fnp.quantile(a, [0.0, 0.3, 1.0], axis=ax)
+    if kind in ("sum", "mean", "max", "min", "prod", "var", "std", "median", "nanmax"):
         fn = getattr(fnp, kind)
         return f"{kind}(axis={ax}, keepdims={keep})", \
             lambda a, y: fn(a, axis=ax, keepdims=keep)
@@ -451,10 +455,13 @@ TRANSFORMS = ["vmap", "grad", "jvp", "vjp", "jacrev", "jacfwd", "linearize"]
 
 
 class Case:
-    """A program under a stack of transforms, with its inputs."""
+    """A program under a stack of transforms, with its inputs; with nans=True, one case in two
+    has a NaN in x (for the jit and XLA differential fuzzers, whose oracle is eager code: NaN
+    slices of median and quantile, NaN through sort, max and nanmax)."""
 
-    def __init__(self, draw, seed):
+    def __init__(self, draw, seed, nans=False):
         self.seed = seed
+        self.nans = False
         self.special = draw.integers(0, 2) == 0
         rng = np.random.default_rng(seed)
         shape = draw_shape(draw)
@@ -478,16 +485,21 @@ class Case:
                 self.stages.append(wrap_vmap(draw, stage, out.ndim, rng))
             else:
                 self.stages.append(wrap_derivative(draw, kind, stage, out.shape, rng))
+        self.nans = nans and draw.integers(0, 1) == 1
 
     def inputs_for(self, stage, rng):
-        """Random inputs, or at special points values from a few that make ties and zeros."""
+        """Random inputs, or at special points values from a few that make ties and zeros; a
+        NaN at a random place of x in a NaN case."""
         if self.special:
-            return tuple(rng.choice(SPECIAL, size=s) for s in (stage.xshape, stage.yshape))
-        return (rng.uniform(-1.5, 1.5, size=stage.xshape),
-                rng.uniform(-1.5, 1.5, size=stage.yshape))
+            x, y = (rng.choice(SPECIAL, size=s) for s in (stage.xshape, stage.yshape))
+        else:
+            x, y = (rng.uniform(-1.5, 1.5, size=s) for s in (stage.xshape, stage.yshape))
+        if self.nans:
+            x.reshape(-1)[rng.integers(x.size)] = np.nan
+        return x, y
 
     def describe(self):
-        point = "special point, " if self.special else ""
+        point = ("special point, " if self.special else "") + ("NaN in x, " if self.nans else "")
         return (f"{point}shape {self.stages[0].xshape}, program: {self.program_desc}; "
                 "transforms (innermost first): " + ", ".join(s.desc for s in self.stages[1:]) +
                 f"; seed {self.seed}")

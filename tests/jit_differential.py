@@ -19,6 +19,9 @@ its inputs, and every reduction and product downstream, follow the layout. After
 for bit (values and the sign of zero; a NaN as a NaN, its sign and payload being no part of the
 contract), dtype and shape, and no output may share memory with an argument or another output.
 
+In one case of two x holds a NaN (fuzz_programs.Case with nans=True): NaN slices of median and
+quantile, NaN through sort, max and nanmax.
+
 Choices come from a Draw, as in fuzz_programs.
 """
 import numpy as np
@@ -79,7 +82,7 @@ class JitCase:
 
     def __init__(self, draw, seed):
         self.seed = seed
-        self.case = Case(draw, seed)
+        self.case = Case(draw, seed, nans=True)
         self.stage = self.case.stages[-1]
         # docs/control_flow.md: derivatives through a cond with a traced predicate sum the
         # branches' guarded cotangents, in another order than eager's one branch: rounding

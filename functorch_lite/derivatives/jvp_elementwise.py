@@ -92,6 +92,7 @@ def_binary(ew.divide, lambda x, y, out: ew.divide(1.0, y),
 def_binary(ew.power, lambda x, y, out: partials.power_base(x, y),
            lambda x, y, out: partials.power_exponent(x, out))
 def_binary(ew.remainder, _one, lambda x, y, out: ew.negative(ew.floor(ew.divide(x, y))))
+def_binary(ew.fmod, _one, lambda x, y, out: ew.negative(ew.trunc(ew.divide(x, y))))
 def_binary(ew.maximum, _share(partials.max_share), _swap(partials.max_share))
 def_binary(ew.minimum, _share(partials.min_share), _swap(partials.min_share))
 def_binary(ew.fmax, _share(partials.fmax_share), _swap(partials.fmax_share))

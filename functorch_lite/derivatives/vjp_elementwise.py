@@ -83,6 +83,7 @@ defvjp(ew.divide, lambda g, o, x, y: div(g, y), lambda g, o, x, y: neg(mul(g, di
 defvjp(ew.power, _power_base, lambda g, o, x, y: mul(g, partials.power_exponent(x, o)))
 defvjp(ew.remainder, lambda g, o, x, y: g,
        lambda g, o, x, y: neg(mul(g, ew.floor(div(x, y)))))
+defvjp(ew.fmod, lambda g, o, x, y: g, lambda g, o, x, y: neg(mul(g, ew.trunc(div(x, y)))))
 for _op, _share in ((ew.maximum, partials.max_share), (ew.minimum, partials.min_share),
                    (ew.fmax, partials.fmax_share), (ew.fmin, partials.fmin_share)):
     defvjp(_op, _weighted(_share), _swapped(_share))

@@ -37,8 +37,8 @@ UFUNCS = (
     "sqrt", "cbrt", "square", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
     "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "real", "imag", "conj", "sign",
     "floor", "ceil", "rint", "trunc", "isnan", "isinf", "isfinite", "logical_not", "add",
-    "subtract", "multiply", "divide", "power", "remainder", "maximum", "minimum", "fmax", "fmin",
-    "arctan2", "hypot", "logaddexp", "logaddexp2", "copysign", "floor_divide", "equal",
+    "subtract", "multiply", "divide", "power", "remainder", "fmod", "maximum", "minimum", "fmax",
+    "fmin", "arctan2", "hypot", "logaddexp", "logaddexp2", "copysign", "floor_divide", "equal",
     "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
     "logical_xor")
 """Ops whose kernel is the array module's function of the same name: jax.numpy's here."""
@@ -70,7 +70,18 @@ def _promote(*args):
     if len({a.dtype for a in arrays}) < 2:
         return args
     dtype = np.result_type(*[a if not hasattr(a, "dtype") else a.dtype for a in args])
-    return [jnp.asarray(a, dtype) if hasattr(a, "dtype") else a for a in args]
+    return [_cast(a, dtype) if hasattr(a, "dtype") else a for a in args]
+
+
+def _cast(a, dtype):
+    """a as dtype; a bool array made 1 or 0 by a select, not a convert: XLA rewrites
+    v * convert(b), and v / x * convert(b), into select(b, v, 0), losing the NaN, inf and -0
+    that NumPy's arithmetic keeps where b is False (a derivative's mask times a NaN, max's
+    0 / 0 at a NaN)."""
+    a, dtype = jnp.asarray(a), np.dtype(dtype)
+    if a.dtype == np.bool_ and dtype.kind in "fc":
+        return jnp.where(a, jnp.ones((), dtype), jnp.zeros((), dtype))
+    return a.astype(dtype)
 
 
 def _ufunc(name):
@@ -334,7 +345,7 @@ LOWERINGS.update({
     "round": lambda ctx, x, decimals=0: jnp.round(x, decimals),
     "where": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
     "lax_select": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
-    "astype": lambda ctx, x, dtype: jnp.asarray(x).astype(dtype),
+    "astype": lambda ctx, x, dtype: _cast(x, dtype),
     # reductions and scans
     "sum": _reduction(jnp.sum, dtype=True),
     "prod": _reduction(jnp.prod, dtype=True),

@@ -7,6 +7,12 @@ Note [NaN-safe derivatives]: the nan* functions replace NaN by a neutral value w
 replaced entries (their derivative is 0, not NaN). Where a division by a zero count could
 follow (nanmean of an all-NaN slice), the count is replaced before dividing and the result
 replaced after (the double-where idiom), so the derivative of the other slices stays finite.
+
+Note [NaN slices of sort-based statistics]: median, quantile and percentile sort, and sort puts
+NaN last (NumPy, CuPy and XLA alike), so a middle element or an interpolation would skip it.
+NumPy's answer for a slice holding a NaN is NaN: the result is replaced by NaN wherever the
+slice's last sorted element is NaN (`_nan_where_last`), a `where` on the reduced values only.
+Its derivative is JAX's: 0 for every element of a NaN slice, unchanged elsewhere.
 """
 import numpy as np
 
@@ -115,6 +121,14 @@ def _sorted_last(a, axis):
     return s if dtype_of(s).kind in "fc" else ew.astype(s, dtype=np.float64)
 
 
+def _nan_where_last(res, s):
+    """res (its trailing axes those of s without the last) with NaN for every slice of s,
+    sorted along its last axis, that holds a NaN (Note [NaN slices of sort-based statistics])."""
+    if shape(s)[-1] == 0 or dtype_of(s).kind not in "fc":
+        return res
+    return ew.where(ew.isnan(getitem(s, (Ellipsis, -1))), np.nan, res)
+
+
 def _restore_keepdims(x, a, axis, lead=0):
     """Put back the reduced axis (size 1) for keepdims: every axis when axis is None."""
     if axis is None:
@@ -151,8 +165,9 @@ def _lerp_quantiles(s, q):
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """As numpy.median: the middle value over `axis`.
 
-    The mean of the two middle values for an even count. Computed via sort: its derivative
-    goes to the middle element(s), as sort's derivative is a permutation.
+    The mean of the two middle values for an even count; NaN for a slice holding a NaN, as
+    NumPy (Note [NaN slices of sort-based statistics]). Computed via sort: its derivative goes
+    to the middle element(s), as sort's derivative is a permutation.
 
     Args:
         a: array_like.
@@ -184,12 +199,15 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         m = getitem(s, (Ellipsis, n // 2))
     else:
         m = mean(getitem(s, (Ellipsis, slice(n // 2 - 1, n // 2 + 1))), axis=-1)
+    m = _nan_where_last(m, s)
     return _restore_keepdims(m, as_operand(a), axis) if keepdims else m
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
     """As numpy.quantile: the q-th quantiles with linear interpolation.
+
+    NaN for a slice holding a NaN, as NumPy (Note [NaN slices of sort-based statistics]).
 
     Args:
         a: the array.
@@ -228,7 +246,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         raise ValueError("Quantiles must be in the range [0, 1]")
     a = as_operand(a)
     s = _sorted_last(a, axis)
-    res = _lerp_quantiles(s, qa)
+    res = _nan_where_last(_lerp_quantiles(s, qa), s)
     return _restore_keepdims(res, a, axis, lead=qa.ndim) if keepdims else res
 
 

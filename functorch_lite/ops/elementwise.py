@@ -69,6 +69,8 @@ divide          elementwise true division x1 / x2.
 power           x1 raised to the power x2, elementwise.
 remainder       x1 % x2, signed as x2 (also `mod`).
                 | Its derivative: 1 in x1, -floor(x1 / x2) in x2.
+fmod            C's remainder x1 - trunc(x1 / x2) * x2, signed as x1 (exact).
+                | Its derivative: 1 in x1, -trunc(x1 / x2) in x2.
 maximum         the elementwise maximum (NaN propagates).
                 | At a tie each operand gets half the derivative.
 minimum         the elementwise minimum (NaN propagates).

@@ -174,9 +174,13 @@ ENTRIES = UNARY + BINARY + OTHER
 
 
 def _fmod_samples(rng):
-    """The remainder samples (x / y away from integers) with mixed signs on both sides."""
+    """The remainder samples (x / y away from integers) with mixed signs on both sides, and
+    dividends far smaller than their divisors (fmod is then x1 exactly; remainder is not)."""
+    small = rng.uniform(0.2, 0.8, 4) * np.array([-1e-17, -1.0, 0.3, -0.3])
     return _remainder_samples(rng) + [S(np.array([7, -7, 7, -7]), np.array([3, 3, -3, -3]),
-                                        name="i64_signs")]
+                                        name="i64_signs"),
+                                      S(small, np.array([1.0, 1e8, -1e8, 1e3]),
+                                        name="f64_small_over_large")]
 
 
 ENTRIES = ENTRIES + [OpInfo("fmod", *_same("fmod"), _fmod_samples,
