@@ -168,8 +168,14 @@ def split_aux(out, has_aux, transform):
 
 def as_plain(x):
     """NumPy scalars (what NumPy returns for 0-d results) become 0-d arrays, so transforms
-    return arrays consistently; everything else is unchanged."""
-    return np.asarray(x) if isinstance(x, np.generic) else x
+    return arrays consistently, ft.jit's tracer of one (`replays_layout`) likewise a tracer of
+    the 0-d array, so a jitted transform returns what the eager one does (Note [output types]
+    in jit/trace.py); everything else is unchanged."""
+    if isinstance(x, np.generic):
+        return np.asarray(x)
+    if isinstance(x, TransformTensor) and x.replays_layout:
+        return x.as_array()
+    return x
 
 
 def _root(x):
