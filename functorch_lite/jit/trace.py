@@ -98,6 +98,37 @@ def _python_operator(name):
 for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
     for _dunder in (f"__{_name}__", f"__r{_name}__"):
         setattr(TraceTensor, _dunder, _python_operator(_dunder))
+
+
+def _in_place_operator(symbol):
+    """TraceTensor's `x op= y`. Note [augmented assignment under ft.jit]: eager NumPy writes
+    into an array in place, keeping its dtype and shape, and every name and view of it (the
+    caller's array, when it is an argument) sees the change; the compiled program cannot
+    replay a write that others see, and rebinding instead would silently differ, so it is
+    refused. A Python or NumPy scalar is immutable: `x op= y` rebinds it eagerly, and does here
+    (NotImplemented: Python falls back to `x = x op y`). Transform wrappers (vmap, grad) have
+    no in-place operators: there `x op= y` rebinds, as for JAX arrays, and the caller's array
+    is never written."""
+    def operator(self, other):
+        if isinstance(self.value, (np.generic, *PYTHON_SCALARS)):
+            return NotImplemented
+        interp = self._interpreter
+        arg = [n for v, n in zip(interp.inputs, interp.input_names) if v is self.var]
+        what = (f"x is {arg[0]}: the caller's array changes" if arg else
+                "every other name and view of the array sees the change")
+        raise TypeError(
+            f"ft.jit: `x {symbol}= ...` on a traced array writes into it in place, as NumPy "
+            f"does eagerly ({what}), which the compiled program cannot replay. Write the "
+            f"functional form and return the new value: `x = x {symbol} ...` (an optimizer "
+            "step: `w = w - lr * g; return w`); on a Python or NumPy scalar `x "
+            f"{symbol}= ...` rebinds, as eagerly, and is accepted")
+    return operator
+
+
+for _name, _symbol in (("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"),
+                       ("floordiv", "//"), ("mod", "%"), ("pow", "**"), ("matmul", "@"),
+                       ("and", "&"), ("or", "|"), ("xor", "^")):
+    setattr(TraceTensor, f"__i{_name}__", _in_place_operator(_symbol))
 for _dunder in ("__neg__", "__pos__", "__abs__"):
     setattr(TraceTensor, _dunder, _python_operator(_dunder))
 
