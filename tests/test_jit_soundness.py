@@ -624,6 +624,9 @@ TYPE_CASES = {
     "fori_loop of a Python float carry": lambda x: ft.fori_loop(0, 3, lambda i, c: c + x[0], 0.0),
     "while_loop": lambda x: ft.while_loop(lambda c: c < 10.0, lambda c: c + x[1], x[0]),
     "reductions and indexing": lambda x: (np.sum(x), x[1], np.max(x) * 2.0, x[1:2].reshape(())),
+    "statistics and norms": lambda x: (np.percentile(x, 30), np.quantile(x, [0.3])[0],
+                                       np.quantile(x, 0.3), np.median(x), np.linalg.norm(x),
+                                       np.linalg.norm(x, ord=1), np.sinc(x[0])),
 }
 
 
