@@ -499,10 +499,11 @@ def vecdot(x1, x2, /, *, axis=-1):
         >>> float(fnp.linalg.vecdot(np.array([1.0, 2.0]), np.array([3.0, 4.0])))
         11.0
     """
-    x1, x2 = as_operand(x1), as_operand(x2)
+    x1, x2 = moveaxis(as_operand(x1), axis, -1), moveaxis(as_operand(x2), axis, -1)
     if dtype_of(x1).kind == "c":
         x1 = ew.conj(x1)
-    return red.sum(ew.multiply(x1, x2), axis=axis)
+    # one dot per pair of vectors, as NumPy's vecdot: (1, n) @ (n, 1) products
+    return numpy_scalar(la.matmul(expand_dims(x1, -2), expand_dims(x2, -1))[..., 0, 0])
 
 
 def matrix_power(a, n):
