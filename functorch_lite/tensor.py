@@ -140,6 +140,8 @@ class Tensor:
 
     # No __iadd__ & co.: `x += y` rebinds x to x + y (as for JAX arrays), so the familiar NumPy
     # spelling works under transforms and never writes into a value another name still holds.
+    # (ft.jit's tracer refuses it on arrays, which eager NumPy writes into: Note [augmented
+    # assignment under ft.jit] in jit/trace.py.)
 
     # -- NumPy protocols --
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

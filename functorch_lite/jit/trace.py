@@ -98,6 +98,8 @@ def _python_operator(name):
 for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
     for _dunder in (f"__{_name}__", f"__r{_name}__"):
         setattr(TraceTensor, _dunder, _python_operator(_dunder))
+for _dunder in ("__neg__", "__pos__", "__abs__"):
+    setattr(TraceTensor, _dunder, _python_operator(_dunder))
 
 
 def _in_place_operator(symbol):
@@ -129,8 +131,6 @@ for _name, _symbol in (("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"
                        ("floordiv", "//"), ("mod", "%"), ("pow", "**"), ("matmul", "@"),
                        ("and", "&"), ("or", "|"), ("xor", "^")):
     setattr(TraceTensor, f"__i{_name}__", _in_place_operator(_symbol))
-for _dunder in ("__neg__", "__pos__", "__abs__"):
-    setattr(TraceTensor, _dunder, _python_operator(_dunder))
 
 
 class TraceInterpreter(Interpreter):
