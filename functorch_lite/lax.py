@@ -173,7 +173,8 @@ def _check_carry(what, init, out):
 
 def _arrays(tree):
     """`tree` with NumPy scalars (what NumPy gives for 0-d results) as 0-d arrays, as JAX and
-    the transforms return them."""
+    the transforms return them (also the loops ft.jit compiles: Note [output types] in
+    jit/trace.py)."""
     return optree.tree_map(as_plain, tree)
 
 
@@ -414,7 +415,7 @@ def while_loop(cond_fun, body_fun, init_val):
         except NotReversible:
             out, reversed_above = None, True   # recorded step by step where that is possible
         if out is not None:
-            return out
+            return _arrays(out)
     val, guarded_body = init_val, None
     while True:
         pred = checked_cond(val)
@@ -486,7 +487,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
             build = loops.fori_loop if loops.tracing_at_top() else loops.fori_scan
             out = build(int(lo), int(hi), body_fun, init_val, checked_body, unroll)
             if out is not None:
-                return out
+                return _arrays(out)
         val = init_val
         for i in range(int(lo), int(hi)):
             val = checked_body(i, val)
@@ -535,7 +536,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         out = loops.scan(lambda c, x: _scan_step(f, init, c, x), init, xs_leaves, xs_spec, n,
                          reverse, f, unroll)
         if out is not None:
-            return out
+            return _arrays(out)
     carry, ys = init, []
     # one op slices each leaf (reverse mode then stacks the slices' cotangents once)
     slices = [fnp.unstack(x) if n and isinstance(x, TransformTensor) else x for x in xs_leaves]

@@ -585,7 +585,7 @@ def permutation(key, x, axis=0):
                             f"one axis, got a 0-d array of dtype {dtype_of(x)}")
         x = int(x)
     if isinstance(x, (int, np.integer)):
-        return fnp.argsort(_unit_uniform(key, (int(x),), np.float64, "permutation"))
+        return fnp.argsort(_unit_uniform(key, (int(x),), np.float64, "permutation"), kind="stable")
     n = shape_of(x)[axis]
     return fnp.take(x, permutation(key, n), axis=axis)
 
@@ -660,7 +660,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
         if p is None:
             idx = permutation(key, n)[:k]
         else:  # Gumbel top-k: the k largest of log p + Gumbel noise
-            idx = fnp.argsort(-(logits + gumbel(key, (n,), dtype_of(logits))))[:k]
+            idx = fnp.argsort(-(logits + gumbel(key, (n,), dtype_of(logits))), kind="stable")[:k]
         idx = fnp.reshape(idx, shape)
     return idx if isinstance(a, (int, np.integer)) else fnp.take(a, idx, axis=axis)
 

@@ -16,7 +16,8 @@ input, a constant or another output (a view of one, an input returned as is, a v
 returned twice) is copied, so writing into a result never changes an argument, a later result
 or another output; a view of an intermediate no other output shares (a transposed product) is
 returned as is, as eager code returns it. A weak Var (Python scalar arithmetic) is made a Python
-scalar again (`.item()`, unless the op returned one).
+scalar again (`.item()`, unless the op returned one), and any other 0-d output the NumPy scalar or
+0-d array the eager call gives (Note [output types] in trace.py).
 
 On a device module each fusion group (fuse.py) becomes one generated function of xp ufunc calls
 wrapped with `xp.fuse`, called once (`v8, v9 = g0(v6, v0)`): cupy.fuse compiles it into one
@@ -103,6 +104,7 @@ def generate(program, xp, single=False, moved=()):
                 lines += call(node, program.eqns[node])
             lines += dying[k]
     results = []
+    scalars = program.scalars or [None] * len(program.outputs)
     for k, (atom, how) in enumerate(zip(program.outputs, output_copies(program))):
         text = name(atom)
         if how is COPY:
@@ -110,6 +112,8 @@ def generate(program, xp, single=False, moved=()):
         elif how:   # a value that may view or be one of `how`: new memory is returned as is
             alike = "".join(f" and {text} is not {name(a)}" for a in how if a is not None)
             text = f"({text} if {text}.base is None{alike} else {text}.copy())"
+        if scalars[k] is not None and atom.shape == ():   # Note [output types] in trace.py
+            text = f"{text}[()]" if scalars[k] else f"xp.asarray({text})"
         results.append(text)
     lines.append(f"    return {results[0]}" if single else f"    return [{', '.join(results)}]")
     source = "\n\n".join(fused + ["\n".join(lines)])

@@ -6,6 +6,19 @@ traced function sits above it and lowers to the primitives it records: no rule k
 tracing. Tracing runs the kernels on the real argument values, so every Var knows its shape and
 dtype; Python code that reads a traced *value* (`if x > 0`, `float(x)`) is refused, because the
 replayed program would not run that Python again.
+
+Note [output types]
+-------------------
+A jitted call returns each result as the Python type the eager call gives it. A 0-d result is
+a NumPy scalar where NumPy makes one (ufuncs, reductions, `x[i]`) and a 0-d array where eager
+code has one (`x.copy()`, `x.reshape(())`, and every 0-d result of a transform or a lax loop,
+which `as_plain` makes an array). Tracing runs the eager code on the real values, so each
+traced value has the eager type, `as_plain` included: on a TraceTensor it gives one standing
+for the 0-d array (`as_array`). The program records per output whether its traced value is a
+NumPy scalar (Program.scalars), and every backend returns each 0-d output as that type, whatever
+its kernels give when replayed (a kernel fed a NumPy scalar where the trace had a 0-d array
+gives a scalar). Within the program the two kinds compute alike: NumPy scalars and 0-d arrays
+are both strongly typed (NEP 50); only Python scalars are weak, and those are weak Vars.
 """
 import sys
 
@@ -56,6 +69,14 @@ class TraceTensor(TransformTensor):
     def dtype(self):
         return self.var.dtype
 
+    def as_array(self):
+        """This value as the transforms return it: where the traced value is a NumPy scalar, a
+        TraceTensor of the same Var standing for the 0-d array eager code has (Note [output
+        types])."""
+        if isinstance(self.value, np.generic):
+            return TraceTensor(np.asarray(self.value), self.var, self._interpreter)
+        return self
+
 
 def _python_operator(name):
     """TraceTensor's operator `name`: on Python scalar arguments (weak Vars) and Python scalars
@@ -84,6 +105,37 @@ for _dunder in ("__neg__", "__pos__", "__abs__"):
 
 
 _CONVERTERS = {Tensor.__module__, __name__}   # modules whose frames convert a value for a caller
+
+
+def _in_place_operator(symbol):
+    """TraceTensor's `x op= y`. Note [augmented assignment under ft.jit]: eager NumPy writes
+    into an array in place, keeping its dtype and shape, and every name and view of it (the
+    caller's array, when it is an argument) sees the change; the compiled program cannot
+    replay a write that others see, and rebinding instead would silently differ, so it is
+    refused. A Python or NumPy scalar is immutable: `x op= y` rebinds it eagerly, and does here
+    (NotImplemented: Python falls back to `x = x op y`). Transform wrappers (vmap, grad) have
+    no in-place operators: there `x op= y` rebinds, as for JAX arrays, and the caller's array
+    is never written."""
+    def operator(self, other):
+        if isinstance(self.value, (np.generic, *PYTHON_SCALARS)):
+            return NotImplemented
+        interp = self._interpreter
+        arg = [n for v, n in zip(interp.inputs, interp.input_names) if v is self.var]
+        what = (f"x is {arg[0]}: the caller's array changes" if arg else
+                "every other name and view of the array sees the change")
+        raise TypeError(
+            f"ft.jit: `x {symbol}= ...` on a traced array writes into it in place, as NumPy "
+            f"does eagerly ({what}), which the compiled program cannot replay. Write the "
+            f"functional form and return the new value: `x = x {symbol} ...` (an optimizer "
+            "step: `w = w - lr * g; return w`); on a Python or NumPy scalar `x "
+            f"{symbol}= ...` rebinds, as eagerly, and is accepted")
+    return operator
+
+
+for _name, _symbol in (("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"),
+                       ("floordiv", "//"), ("mod", "%"), ("pow", "**"), ("matmul", "@"),
+                       ("and", "&"), ("or", "|"), ("xor", "^")):
+    setattr(TraceTensor, f"__i{_name}__", _in_place_operator(_symbol))
 
 
 class TraceInterpreter(Interpreter):
@@ -265,11 +317,14 @@ def trace(f, leaves, dynamic, rebuild, input_names):
         del wrapped, args, kwargs
     out_leaves, out_tree = optree.tree_flatten(out)
     atoms, values = _outputs(out_leaves, interp)
-    return Program(interp.inputs, interp.eqns, atoms, out_tree, input_names), values
+    scalars = [None if a.weak or isinstance(a, Const) else isinstance(v, np.generic)
+               for a, v in zip(atoms, values)]
+    return Program(interp.inputs, interp.eqns, atoms, out_tree, input_names, scalars), values
 
 
 def _outputs(leaves, interp):
-    """The output atoms and the tracing run's output values (a constant output copied)."""
+    """The output atoms and the tracing run's output values (a constant output copied), whose
+    Python types are the eager call's (Note [output types])."""
     atoms, values = [], []
     for x in leaves:
         if type(x) is TraceTensor and x._interpreter is interp:

@@ -135,8 +135,9 @@ class XlaFunction:
             self.consts = [jax.device_put(v) for v in big.values()]
         self.computed = [isinstance(a, Var) for a in program.outputs]
         self.nouts = sum(self.computed)
-        self._converts = [_jax_converter(a) if on_jax else _converter(a)
-                          for a in program.outputs]
+        scalars = program.scalars or [None] * len(program.outputs)
+        self._converts = [_jax_converter(a) if on_jax else _converter(a, scalar)
+                          for a, scalar in zip(program.outputs, scalars)]
         self._x64 = _x64_switch(jax)
 
     @property
@@ -230,18 +231,20 @@ def _uniform(value):
     return bool((bits == bits[0]).all())   # bit for bit: -0.0 is not 0.0
 
 
-def _converter(atom):
+def _converter(atom, scalar):
     """How one output of the compiled function becomes a result: a computed array is copied
     out of XLA's buffer (np.asarray of it is a read-only view) into a fresh writable array; a
-    0-d one becomes a NumPy scalar (as ufuncs and reductions give), a weak one a Python
-    scalar; a constant output is copied, so a caller writing into one changes no later call's
-    result (as codegen does)."""
+    0-d one becomes a NumPy scalar where the eager call gives one (`scalar`, Note [output
+    types] in trace.py), a weak one a Python scalar; a constant output is copied, so a caller
+    writing into one changes no later call's result (as codegen does)."""
     if isinstance(atom, Const):
         value = atom.value
+        if scalar is not None and atom.shape == ():
+            return (lambda _: np.asarray(value)[()]) if scalar else (lambda _: np.array(value))
         return (lambda _: value.copy()) if hasattr(value, "copy") else (lambda _: value)
     if atom.weak:
         return lambda out: np.asarray(out).item()
-    if atom.shape == ():
+    if atom.shape == () and scalar is not False:
         return lambda out: np.asarray(out)[()]
     return lambda out: np.asarray(out).copy()
 

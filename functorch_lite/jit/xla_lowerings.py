@@ -234,6 +234,14 @@ def _conv_transpose(ctx, g, w, *, input_shape, stride, padding, dilation, groups
         raise NotLowered from None
 
 
+def _argsort(ctx, x, axis=-1, kind="stable"):
+    """A stable argsort; NumPy's other kinds order ties their own way (introsort's for the
+    default "quicksort"), which only NumPy's kernel gives: it runs on the host."""
+    if kind not in ("stable", "mergesort"):
+        raise NotLowered
+    return jnp.argsort(x, axis=axis, stable=True)
+
+
 def _conv_weight_grad(ctx, x, g, *, kernel_shape, stride, padding, dilation, groups):
     shape = (g.shape[1], x.shape[1] // groups) + tuple(kernel_shape)
     dtype = jnp.result_type(x, g)
@@ -358,7 +366,7 @@ LOWERINGS.update({
     "cumsum": lambda ctx, x, axis=None, dtype=None: jnp.cumsum(x, axis=axis, dtype=dtype),
     "cumprod": lambda ctx, x, axis=None, dtype=None: jnp.cumprod(x, axis=axis, dtype=dtype),
     "sort": lambda ctx, x, axis=-1: jnp.sort(x, axis=axis),
-    "argsort": lambda ctx, x, axis=-1: jnp.argsort(x, axis=axis, stable=True),
+    "argsort": _argsort,
     "searchsorted": lambda ctx, a, v, side="left": jnp.searchsorted(a, v, side=side),
     # shapes
     "reshape": lambda ctx, x, shape, order="C": jnp.reshape(x, shape, order=order),
@@ -397,6 +405,12 @@ LOWERINGS.update({
     "cholesky": lambda ctx, a: jnp.linalg.cholesky(a),
     "eigh": lambda ctx, a, UPLO="L": tuple(jnp.linalg.eigh(a, UPLO=UPLO)),
     "svd": lambda ctx, a, full_matrices=True: tuple(jnp.linalg.svd(a, full_matrices)),
+    "correlate": lambda ctx, a, v, mode="valid": jnp.correlate(*_promote(a, v), mode=mode,
+                                                               precision=_HIGHEST),
+    "convolve": lambda ctx, a, v, mode="full": jnp.convolve(*_promote(a, v), mode=mode,
+                                                            precision=_HIGHEST),
+    "eigvalsh": lambda ctx, a, UPLO="L": jnp.linalg.eigvalsh(a, UPLO=UPLO),
+    "svdvals": lambda ctx, a: jnp.linalg.svd(a, compute_uv=False),
     "qr": lambda ctx, a, mode="reduced": tuple(jnp.linalg.qr(a, mode)),
     "eigvals": lambda ctx, a: jnp.linalg.eigvals(a),
     "solve_triangular": _solve_triangular,

@@ -84,6 +84,13 @@ def getitem(a, idx):
     return getitem_p(a, *arrays, index=index)
 
 
+def numpy_scalar(a):
+    """a, or a[()] when it is 0-d: the NumPy scalar NumPy's own function gives for a 0-d result
+    (its last step a ufunc or a reduction). Recorded on a wrapper, so ft.jit returns that type
+    too (Note [output types] in jit/trace.py)."""
+    return getitem_p(a, index=()) if ndim(a) == 0 else a
+
+
 class _IndexUpdateRef:
     """`x.at[idx]`: the functional updates of JAX (`set`, `add`, `multiply`, ...)."""
 

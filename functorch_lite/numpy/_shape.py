@@ -45,6 +45,10 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 def ravel(a, order="C"):
     """As numpy.ravel: `a` flattened to 1-d.
 
+    order "K" reads the elements in the order of the memory of a raw array (or of the array
+    ft.jit's tracer stands for), as NumPy: its axes by decreasing stride; a value under
+    another transform has no memory layout of its own, and is read in C order.
+
     Args:
         a: the array.
         order: "C" (default) or another NumPy order.
@@ -56,8 +60,17 @@ def ravel(a, order="C"):
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.ravel(np.array([[1, 2], [3, 4]]))
         array([1, 2, 3, 4])
+        >>> fnp.ravel(np.array([[1, 2], [3, 4]]).T, order="K")
+        array([1, 2, 3, 4])
     """
-    return sh.reshape(as_operand(a), shape=(-1,), order=order)
+    a = as_operand(a)
+    if order == "K":
+        raw = a.value if getattr(a, "replays_layout", False) else a
+        strides = getattr(raw, "strides", None)
+        if strides is not None and ndim(a) > 1:
+            a = transpose(a, sorted(range(ndim(a)), key=lambda i: -abs(strides[i])))
+        order = "C"
+    return sh.reshape(a, shape=(-1,), order=order)
 
 
 def flatten(a, order="C"):

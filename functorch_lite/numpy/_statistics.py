@@ -17,7 +17,7 @@ Its derivative is JAX's: 0 for every element of a NaN slice, unchanged elsewhere
 import numpy as np
 
 from ..ops import elementwise as ew, reductions as red
-from ._indexing import getitem
+from ._indexing import getitem, numpy_scalar
 from ._reductions import _axis, _count, max as _max, mean, min as _min, sort, sum as _sum
 from ._shape import broadcast_to, expand_dims, moveaxis, ravel, reshape, stack, transpose
 from ._util import (as_operand, dtype_of, is_wrapper, ndim, normalize_axes, normalize_axis,
@@ -61,7 +61,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         if not returned:
             return avg
         count = _count(a, axis)
-        return avg, broadcast_to(xp_of(a).asarray(count, dtype=dtype_of(avg)), shape(avg))
+        return avg, numpy_scalar(broadcast_to(xp_of(a).asarray(count, dtype=dtype_of(avg)),
+                                              shape(avg)))
     weights = as_operand(weights)
     nd = ndim(a)
     if shape(weights) != shape(a):
@@ -177,7 +178,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         out: not supported.
 
     Returns:
-        A float array without the reduced axis (with a length-1 one if keepdims).
+        A float array without the reduced axis (with a length-1 one if keepdims); a NumPy
+        scalar when 0-d, as NumPy gives.
 
     Raises:
         TypeError: out= is given.
@@ -186,7 +188,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.median(np.array([3, 1, 2]))
-        array(2.)
+        np.float64(2.0)
         >>> fnp.median(np.array([[4, 1], [2, 3]]), axis=1)
         array([2.5, 2.5])
     """
@@ -200,7 +202,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     else:
         m = mean(getitem(s, (Ellipsis, slice(n // 2 - 1, n // 2 + 1))), axis=-1)
     m = _nan_where_last(m, s)
-    return _restore_keepdims(m, as_operand(a), axis) if keepdims else m
+    return _restore_keepdims(m, as_operand(a), axis) if keepdims else numpy_scalar(m)
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
@@ -219,7 +221,8 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         keepdims: keep the reduced axis with length 1.
 
     Returns:
-        An array of shape q.shape + the reduced shape.
+        An array of shape q.shape + the reduced shape (a NumPy scalar when 0-d, as NumPy
+        gives).
 
     Raises:
         TypeError: out= or weights= is given, or q is a traced value.
@@ -247,7 +250,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     a = as_operand(a)
     s = _sorted_last(a, axis)
     res = _nan_where_last(_lerp_quantiles(s, qa), s)
-    return _restore_keepdims(res, a, axis, lead=qa.ndim) if keepdims else res
+    return _restore_keepdims(res, a, axis, lead=qa.ndim) if keepdims else numpy_scalar(res)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
@@ -264,7 +267,8 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
         keepdims: keep the reduced axis with length 1.
 
     Returns:
-        An array of shape q.shape + the reduced shape.
+        An array of shape q.shape + the reduced shape (a NumPy scalar when 0-d, as NumPy
+        gives).
 
     Raises:
         TypeError: out= or weights= is given, or q is a traced value.
@@ -274,7 +278,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.percentile(np.array([1.0, 2.0, 3.0, 4.0]), 50)
-        array(2.5)
+        np.float64(2.5)
     """
     return quantile(a, np.true_divide(np.asarray(q, dtype=np.float64), 100), axis=axis, out=out,
                     overwrite_input=overwrite_input, method=method, keepdims=keepdims,
@@ -329,7 +333,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         out, where: not supported.
 
     Returns:
-        An array without the reduced axes (with length-1 ones if keepdims).
+        An array without the reduced axes (with length-1 ones if keepdims); a NumPy scalar
+        when 0-d, as NumPy gives.
 
     Raises:
         TypeError: out= or where= is given.
@@ -337,7 +342,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.nanmean(np.array([1.0, np.nan, 3.0]))
-        array(2.)
+        np.float64(2.0)
     """
     reject("nanmean", out=out, where=where)
     filled, nan = _nan_filled(a, 0)
@@ -348,7 +353,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     count = red.sum(ew.logical_not(nan), axis=axis, keepdims=keepdims, dtype=dtype_of(total))
     empty = ew.equal(count, 0)
     avg = ew.divide(total, ew.where(empty, 1.0, count))
-    return ew.where(empty, np.nan, avg)
+    return numpy_scalar(ew.where(empty, np.nan, avg))
 
 
 def _nan_extremum(name, reduce, fill):
@@ -359,7 +364,7 @@ def _nan_extremum(name, reduce, fill):
         if nan is None:
             return m
         all_nan = red.all(nan, axis=_axis(axis), keepdims=keepdims)
-        return ew.where(all_nan, np.nan, m)
+        return numpy_scalar(ew.where(all_nan, np.nan, m))
     fn.__name__ = fn.__qualname__ = name
     extremum = {"nanmax": "3.", "nanmin": "1."}[name]
     fn.__doc__ = f"""As numpy.{name}: the {reduce.__name__}imum over `axis`, ignoring NaN.
@@ -373,7 +378,8 @@ def _nan_extremum(name, reduce, fill):
         out, initial, where: not supported.
 
     Returns:
-        An array of `a`'s dtype without the reduced axes (with length-1 ones if keepdims).
+        An array of `a`'s dtype without the reduced axes (with length-1 ones if keepdims);
+        a NumPy scalar when 0-d, as NumPy gives.
 
     Raises:
         TypeError: out=, initial= or where= is given.
@@ -381,7 +387,7 @@ def _nan_extremum(name, reduce, fill):
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.{name}(np.array([1.0, np.nan, 3.0]))
-        array({extremum})
+        np.float64({extremum}0)
     """
     return fn
 
