@@ -31,7 +31,6 @@ _SCIPY = ("SciPy's own implementation; the library's formula (SciPy is optional)
 _COMPLEX_MOMENTS = ("complex input: NumPy divides by its count in double precision and forms "
                     "|x|^2 through a real view; the library computes in the input's precision")
 JIT_NOT_NUMPY_BITS = {
-    "fmod": "computed from remainder (issue 30 item 6 makes it exact)",
     "mean": _COMPLEX_MOMENTS, "var": _COMPLEX_MOMENTS, "std": _COMPLEX_MOMENTS,
     "nanmean": _COMPLEX_MOMENTS,
     "dot": "n-d operands: NumPy loops over BLAS calls of its own, the library contracts with "
