@@ -593,7 +593,8 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
     if m == 0 or n == 0:
         return xp_of(a).empty(shape(a)[:-2] + (n, m), dtype=dtype_of(a))
     u, s, vt = la.svd(ew.conj(a) if dtype_of(a).kind == "c" else a, full_matrices=False)
-    cutoff = ew.multiply(np.asarray(rcond)[..., None], red.max(s, axis=-1, keepdims=True))
+    rcond = xp_of(s).asarray(np.asarray(rcond)[..., None])   # on the device of a (NumPy's
+    cutoff = ew.multiply(rcond, red.max(s, axis=-1, keepdims=True))   # rcond: one per matrix)
     large = ew.greater(s, cutoff)
     s_inv = ew.where(large, ew.divide(1, ew.where(large, s, 1.0)), 0.0)
     return la.matmul(swapaxes(vt, -1, -2), ew.multiply(expand_dims(s_inv, -1),

@@ -196,8 +196,9 @@ _ufunc_ops(_BINARY_BOOLEAN, 2, differentiable=False,
 where = defop("where", lambda xp, cond, x, y: xp.where(cond, x, y), numpy_impl=branchless.where,
               doc="Elementwise choice: x where cond is true, else y. Differentiable in x and y.")
 
-select = defop("lax_select", lambda xp, pred, x, y: xp.where(pred, x, y),
-               numpy_impl=branchless.where,
+# (a 0-d result is a NumPy scalar, as a ufunc's: cond's select stands for a branch's arithmetic)
+select = defop("lax_select", lambda xp, pred, x, y: xp.where(pred, x, y)[()],
+               numpy_impl=lambda pred, x, y: branchless.where(pred, x, y)[()],
                doc="where's values with routed derivatives (functorch_lite.lax.select).")
 
 # -- dtype conversion (differentiable between inexact dtypes) --
