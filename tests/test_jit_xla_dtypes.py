@@ -159,6 +159,13 @@ def test_inputs_of_the_other_byte_order_are_taken_as_numpy_takes_them():
     for g, w in zip(got, want):
         assert_same(g, w)
     assert got[1].dtype == np.dtype(">f8")
+    with jax.enable_x64(True):   # beside a JAX array: JAX arrays out, in the machine's order
+        xj = jax.numpy.asarray(x.astype(np.float64))
+    jitted = ft.jit(f, backend="xla")
+    for out in (jitted(xj, n), jitted(xj, n)):   # the tracing call, then the compiled program
+        for g, w in zip(out, want):
+            assert isinstance(g, jax.Array) and g.dtype == w.dtype.newbyteorder("=")
+            np.testing.assert_array_equal(np.asarray(g), w)
     scan = lambda xs: ft.scan(lambda c, v: (c + v, c * v), np.zeros(3), xs)  # noqa: E731
     for g, w in zip(compiled(scan, x), scan(x)):   # slices of a big-endian xs in the body
         assert_same(g, w)

@@ -93,10 +93,11 @@ def is_jax_array(x):
 
 def to_jax(tree):
     """The NumPy arrays and scalars of a pytree as JAX arrays of the same dtypes (64-bit ones
-    too): what a program called with JAX arrays returns."""
+    too; another byte order as the machine's, the only one JAX holds): what a program called
+    with JAX arrays returns."""
     jax = _jax()
     with _x64_switch(jax)(True):
-        return optree.tree_map(lambda x: jax.device_put(x) if isinstance(
+        return optree.tree_map(lambda x: jax.device_put(native_value(x)) if isinstance(
             x, (np.ndarray, np.generic, bool, int, float, complex)) else x, tree)
 
 

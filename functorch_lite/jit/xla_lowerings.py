@@ -91,33 +91,33 @@ def _in_loop_dtypes(ctx, ufunc, args):
     return [jnp.asarray(a, d) if hasattr(a, "dtype") else a for a, d in zip(args, loop)]
 
 
-def _integer_or(fn, on_integers):
-    """fn, or on_integers(ctx, *operands) where the operands are integers, as NumPy's integer
-    loops define what XLA's integer arithmetic leaves undefined or defines otherwise."""
-    def lower(ctx, *args):
-        if jnp.issubdtype(jnp.result_type(*args), jnp.integer):
-            return on_integers(ctx, *args)
-        return fn(*args)
-    return lower
+def _floor_divide(ctx, x, y):
+    """NumPy's floor division: an integer x // 0 is 0 (XLA's division gives -1, and
+    floor_divide's correction -2; MIN // -1 is MIN on both); a float quotient of zero has the
+    sign of x / y (-1.0 // -3.0 is 0.0, jax.numpy's -0.0)."""
+    if jnp.issubdtype(jnp.result_type(x, y), jnp.integer):
+        zero = y == 0
+        return jnp.where(zero, 0, jnp.floor_divide(x, jnp.where(zero, 1, y)))
+    q = jnp.floor_divide(x, y)
+    return jnp.where(q == 0, jnp.copysign(jnp.zeros_like(q), x / y), q)
 
 
-def _floor_divide_integers(ctx, x, y):
-    """NumPy's integer x // 0 is 0 (XLA's division gives -1, and floor_divide's correction
-    -2); INT_MIN // -1 is INT_MIN on both."""
-    zero = y == 0
-    return jnp.where(zero, 0, jnp.floor_divide(x, jnp.where(zero, 1, y)))
+def _remainder(ctx, x, y):
+    """NumPy's remainder: an integer x % 0 is 0; a float remainder of zero has the sign of y
+    (3.0 % -3.0 is -0.0, jax.numpy's 0.0)."""
+    if jnp.issubdtype(jnp.result_type(x, y), jnp.integer):
+        zero = y == 0
+        return jnp.where(zero, 0, jnp.remainder(x, jnp.where(zero, 1, y)))
+    r = jnp.remainder(x, y)
+    return jnp.where(r == 0, jnp.copysign(jnp.zeros_like(r), y), r)
 
 
-def _remainder_integers(ctx, x, y):
-    """NumPy's integer x % 0 is 0."""
-    zero = y == 0
-    return jnp.where(zero, 0, jnp.remainder(x, jnp.where(zero, 1, y)))
-
-
-def _power_integers(ctx, x, y):
-    """NumPy's integer power: exact modulo the dtype's width for every exponent (jax.numpy's
+def _power(ctx, x, y):
+    """NumPy's power; of integers exact modulo the dtype's width for every exponent (jax.numpy's
     squares six times only, so 3 ** 64 is 1), and a negative exponent raises ValueError
     (flagged: the call re-runs on NumPy, which raises it)."""
+    if not jnp.issubdtype(jnp.result_type(x, y), jnp.integer):
+        return jnp.power(x, y)
     if isinstance(y, int):   # a static exponent (a negative one raised while tracing)
         return lax.integer_pow(jnp.asarray(x), y)
     x, y = jnp.broadcast_arrays(jnp.asarray(x), jnp.asarray(y).astype(jnp.result_type(x)))
@@ -130,31 +130,33 @@ def _power_integers(ctx, x, y):
     return acc
 
 
-def _reciprocal_integers(ctx, x):
+def _reciprocal(ctx, x):
     """NumPy's integer reciprocal is its float64 reciprocal cast back: 1 and -1 give
     themselves, larger magnitudes 0, and 0 whatever the C cast of inf gives on this machine
     (NumPy's own answer, read once; XLA's saturates)."""
+    if not jnp.issubdtype(x.dtype, jnp.integer):
+        return jnp.reciprocal(x)
     with np.errstate(all="ignore"):
         at_zero = np.reciprocal(np.zeros(1, x.dtype))[0]
     unit = (x == 1) | (x == -1) if jnp.issubdtype(x.dtype, jnp.signedinteger) else x == 1
     return jnp.where(x == 0, at_zero, jnp.where(unit, x, 0))
 
 
-_ON_INTEGERS = {"floor_divide": _floor_divide_integers, "remainder": _remainder_integers,
-                "power": _power_integers, "reciprocal": _reciprocal_integers}
-"""Integer semantics that jax.numpy's functions of these names do not share with NumPy's."""
+_NUMPY_RULES = {"floor_divide": _floor_divide, "remainder": _remainder, "power": _power,
+                "reciprocal": _reciprocal}
+"""Lowerings of ufuncs whose jax.numpy function differs from NumPy's at the edges: integer
+results XLA leaves undefined or defines otherwise (division by zero), jax.numpy's integer
+power, the sign of a float zero."""
 
 
 def _ufunc(name):
-    fn = getattr(jnp, name)
-    if name in _ON_INTEGERS:
-        fn = _integer_or(fn, _ON_INTEGERS[name])
-    else:
-        fn = (lambda f: lambda ctx, *args: f(*args))(fn)
+    """The op on operands in the dtypes of NumPy's loop: jax.numpy's function of that name, or
+    NumPy's rule where the two differ (_NUMPY_RULES)."""
     ufunc = getattr(np, name)
+    compute = _NUMPY_RULES.get(name, lambda ctx, *args: getattr(jnp, name)(*args))
     if not isinstance(ufunc, np.ufunc):   # real, imag: one operand, computed as it is
-        return lambda ctx, *args: fn(ctx, *args)
-    return lambda ctx, *args: fn(ctx, *_in_loop_dtypes(ctx, ufunc, args))
+        return compute
+    return lambda ctx, *args: compute(ctx, *_in_loop_dtypes(ctx, ufunc, args))
 
 
 def _reduction(fn, dtype=False):
