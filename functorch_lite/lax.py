@@ -33,7 +33,8 @@ being transformed (a weight matrix under grad, a batched input under vmap) work 
 
 Each iteration's carry is checked against the initial one (pytree structure, shapes, dtypes),
 and so are the outputs of the branches that run together; a mismatch is a TypeError naming the
-leaf, as JAX's. A Python scalar in a carry is weakly typed: any dtype of its kind matches it.
+leaf, as JAX's. A Python scalar in a carry is weakly typed: any dtype of its kind matches it
+(so is a jitted function's Python-number argument, a Python scalar in its eager call).
 """
 import numbers
 
@@ -43,13 +44,18 @@ import optree
 from . import numpy as fnp
 from .jit import loops
 from .jit.trace import TraceTensor, TracerConversionError
-from .ops.elementwise import stop_gradient
+from .interpreter import stack
+from .numpy._indexing import on_device_of
+from .ops.elementwise import select as _select_op, stop_gradient
 from .tensor import TransformTensor
+from .transforms.forward import ForwardInterpreter
+from .transforms.reverse import ReverseInterpreter
 from .transforms._pytree import as_plain
-from .transforms.loop_rules import NotReversible
+from .transforms.loop_rules import NotReversible, guard
 from .transforms.vmap import BatchedTensor, vmap
 
-__all__ = ["scan", "fori_loop", "while_loop", "cond", "switch", "map", "stop_gradient"]
+__all__ = ["scan", "fori_loop", "while_loop", "cond", "switch", "map", "select",
+           "stop_gradient"]
 
 
 # -- predicates -------------------------------------------------------------------------------
@@ -103,18 +109,28 @@ def _dtype(x):
     return np.dtype(dt) if dt is not None else None
 
 
+def _python_number(x):
+    """The Python number a leaf is or stands for (weakly typed), or None: a Python scalar, or
+    under ft.jit a weak traced value (a jitted function's Python-number argument, which its
+    eager call gets as the number itself; vmap's unbatched wrapper of one too, where eager vmap
+    passes the number as it is)."""
+    while type(x) is BatchedTensor and x.bdim is None:
+        x = x.value
+    if type(x) is TraceTensor and x.var.weak:
+        x = x.value
+    return x if type(x) in _PYTHON_KINDS else None
+
+
 def _weak_kinds(x):
     """The dtype kinds a Python scalar leaf matches (weak typing), or None for an array."""
-    for t, kinds in _PYTHON_KINDS.items():
-        if type(x) is t:
-            return kinds
-    return None
+    number = _python_number(x)
+    return None if number is None else _PYTHON_KINDS[type(number)]
 
 
 def _type_name(x):
     shape = ",".join(str(d) for d in _scalar_shape(x))
     if _weak_kinds(x) is not None:
-        return f"{type(x).__name__} (a Python scalar)"
+        return f"{type(_python_number(x)).__name__} (a Python scalar)"
     return f"{_dtype(x)}[{shape}]"
 
 
@@ -157,13 +173,91 @@ def _check_carry(what, init, out):
 
 def _arrays(tree):
     """`tree` with NumPy scalars (what NumPy gives for 0-d results) as 0-d arrays, as JAX and
-    the transforms return them."""
+    the transforms return them (also the loops ft.jit compiles: Note [output types] in
+    jit/trace.py)."""
     return optree.tree_map(as_plain, tree)
 
 
 def _select(pred, on_true, on_false):
-    """Per example: the leaves of on_true where pred holds, else those of on_false."""
-    return optree.tree_map(lambda t, f: fnp.where(pred, t, f), on_true, on_false)
+    """Per example: the leaves of on_true where pred holds, else those of on_false, their
+    derivatives routed (select, not where: nothing of the other side reaches them)."""
+    return optree.tree_map(lambda t, f: _select_op(pred, t, f), on_true, on_false)
+
+
+# Note [branches and their derivatives]
+# -------------------------------------
+# A cond or switch whose predicate is batched (vmap) or traced (ft.jit) runs every branch, and
+# a while_loop under vmap runs its body on the examples that have finished too: on values the
+# branch would never see eagerly (sqrt of a negative number behind `x > 0`). Their results
+# are discarded by a select, but a derivative taken through them would still meet the branch's
+# non-finite partials: 0 * inf is NaN. So, as JAX's cond does, derivatives go only through
+# the branch each example takes:
+# - the results are combined by `select`, whose jvp and vjp route (where's multiply by 0/1);
+# - each input of a branch reaches it as select(taken, x, stop_gradient(x)): the same value,
+#   whose derivative flows only where the branch is taken. "Each input" includes the values
+#   the branch reads from outside (a weight it closes over), so while a transform that
+#   differentiates is running, the branch is first traced into a closed program
+#   (jit/loops.py's _Body, the tracing of loop bodies) that names them; one that reads a
+#   value in Python (`float(x)`) cannot be traced, and only its operands are guarded.
+# Without a derivative interpreter on the level stack nothing is guarded: values are equal.
+
+
+def _differentiating():
+    return any(isinstance(i, (ReverseInterpreter, ForwardInterpreter)) for i in stack())
+
+
+def _guarded(fun, operands):
+    """`call(taken, operands)` = fun(*operands), its derivatives flowing to every input of
+    fun, operands and values read from outside alike, only where `taken` holds. See Note
+    [branches and their derivatives]."""
+    if not _differentiating():
+        return lambda taken, ops: fun(*ops)
+    leaves, spec = optree.tree_flatten(operands, none_is_leaf=True)
+    out_spec = []
+
+    def flat(*xs):
+        out_leaves, out = optree.tree_flatten(fun(*spec.unflatten(xs)), none_is_leaf=True)
+        out_spec[:] = [out]
+        return out_leaves
+    body = loops.closed(flat, leaves)
+    if body is None:
+        return lambda taken, ops: fun(*optree.tree_map(lambda x: guard(taken, x), ops,
+                                                       none_is_leaf=True))
+
+    def call(taken, ops):
+        xs = optree.tree_leaves(ops, none_is_leaf=True) + body.captured
+        return out_spec[0].unflatten(body.run(*[guard(taken, x) for x in xs]))
+    return call
+
+
+def select(pred, on_true, on_false):
+    """on_true where pred holds, else on_false, elementwise, routing derivatives
+    (jax.lax.select; pred, on_true and on_false broadcast as in numpy.where).
+
+    The values are numpy.where's. The derivatives differ: `where` weighs each side's tangent
+    by 0 or 1, so a NaN tangent of the side not taken still gives NaN; `select` routes
+    tangents and cotangents, as jax.lax.select and JAX's where: the side not taken gets an
+    exact zero cotangent (which that side's own rules may still turn into NaN, 0 * inf, as in
+    JAX: cond guards its branches' inputs against that). cond, switch and while_loop combine
+    their branches with it (Note [branches and their derivatives]).
+
+    Args:
+        pred: a boolean array or scalar.
+        on_true: values where pred holds.
+        on_false: values elsewhere.
+
+    Returns:
+        An array of the broadcast shape.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> x = np.array([-1.0, 4.0])
+        >>> ft.jvp(lambda x: ft.lax.select(x > 0, np.sqrt(x), -x), (x,), (np.ones(2),))[1]
+        array([-1.  ,  0.25])
+        >>> ft.jvp(lambda x: np.where(x > 0, np.sqrt(x), -x), (x,), (np.ones(2),))[1]
+        array([ nan, 0.25])
+    """
+    return _select_op(on_device_of(pred, on_true, on_false), on_true, on_false)
 
 
 # -- cond and switch --------------------------------------------------------------------------
@@ -206,7 +300,12 @@ def cond(pred, true_fun, false_fun, *operands):
         return _arrays((true_fun if bool(bottom) else false_fun)(*operands))
     if _dtype(pred).kind != "b":
         pred = fnp.not_equal(pred, 0)
-    on_true, on_false = true_fun(*operands), false_fun(*operands)
+    if kind == "traced" and loops.tracing_at_top():   # Note [compiled branches]
+        out = loops.switch(pred, (false_fun, true_fun), operands)
+        if out is not None:
+            return out
+    on_true = _guarded(true_fun, operands)(pred, operands)
+    on_false = _guarded(false_fun, operands)(fnp.logical_not(pred), operands)
     _check_same_types("cond", on_true, on_false,
                       ("output of true_fun", "output of false_fun", "output"))
     return _select(pred, on_true, on_false)
@@ -250,11 +349,16 @@ def switch(index, branches, *operands):
     last = len(branches) - 1
     if kind == "value":
         return _arrays(branches[min(max(int(bottom), 0), last)](*operands))
-    outs = [fun(*operands) for fun in branches]
+    index = fnp.clip(index, 0, last)
+    if kind == "traced" and loops.tracing_at_top():   # Note [compiled branches]
+        out = loops.switch(index, branches, operands)
+        if out is not None:
+            return out
+    outs = [_guarded(fun, operands)(fnp.equal(index, k), operands)
+            for k, fun in enumerate(branches)]
     for k in range(1, len(outs)):
         _check_same_types("switch", outs[0], outs[k],
                           ("output of branches[0]", f"output of branches[{k}]", "output"))
-    index = fnp.clip(index, 0, last)
     out = outs[last]
     for k in range(last - 1, -1, -1):
         out = _select(fnp.equal(index, k), outs[k], out)
@@ -311,8 +415,8 @@ def while_loop(cond_fun, body_fun, init_val):
         except NotReversible:
             out, reversed_above = None, True   # recorded step by step where that is possible
         if out is not None:
-            return out
-    val = init_val
+            return _arrays(out)
+    val, guarded_body = init_val, None
     while True:
         pred = checked_cond(val)
         kind, bottom = _inspect(pred)
@@ -330,8 +434,12 @@ def while_loop(cond_fun, body_fun, init_val):
                 "ft.jit")
         if not bool(bottom if kind == "value" else fnp.any(bottom)):
             return _arrays(val)
-        new = checked_body(val)
-        val = new if kind == "value" else _select(pred, new, val)
+        if kind == "value":
+            val = checked_body(val)
+            continue
+        if guarded_body is None:   # Note [branches and their derivatives]
+            guarded_body = _guarded(checked_body, (val,))
+        val = _select(pred, guarded_body(pred, (val,)), val)
 
 
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
@@ -379,7 +487,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
             build = loops.fori_loop if loops.tracing_at_top() else loops.fori_scan
             out = build(int(lo), int(hi), body_fun, init_val, checked_body, unroll)
             if out is not None:
-                return out
+                return _arrays(out)
         val = init_val
         for i in range(int(lo), int(hi)):
             val = checked_body(i, val)
@@ -428,7 +536,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         out = loops.scan(lambda c, x: _scan_step(f, init, c, x), init, xs_leaves, xs_spec, n,
                          reverse, f, unroll)
         if out is not None:
-            return out
+            return _arrays(out)
     carry, ys = init, []
     # one op slices each leaf (reverse mode then stacks the slices' cotangents once)
     slices = [fnp.unstack(x) if n and isinstance(x, TransformTensor) else x for x in xs_leaves]
@@ -458,7 +566,19 @@ def _unroll(unroll, what):
     raise ValueError(f"{what}: unroll must be a positive int or a bool, got {unroll!r}")
 
 
+def _count(value, what, name, minimum):
+    """`value` as a Python int of at least `minimum`: any integral, a NumPy integer included (as
+    JAX), but not a bool (a flag passed in a count's place)."""
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral)
+            or value < minimum):
+        kind = "a positive int" if minimum == 1 else "a non-negative int"
+        raise ValueError(f"{what}: {name} must be {kind}, got {value!r}")
+    return int(value)
+
+
 def _scan_length(xs_leaves, length):
+    if length is not None:
+        length = _count(length, "scan", "length", 0)
     lengths = []
     for x in xs_leaves:
         shape = _scalar_shape(x)
@@ -473,7 +593,7 @@ def _scan_length(xs_leaves, length):
         if lengths and lengths[0] != length:
             raise ValueError(f"scan: length={length} disagrees with the leading axis size "
                              f"{lengths[0]} of xs")
-        return int(length)
+        return length
     if not lengths:
         raise ValueError("scan: there is nothing to scan over (xs has no arrays) and length "
                          "is not given")
@@ -494,29 +614,41 @@ def map(f, xs, *, batch_size=None):
     """`f` applied to each slice of xs along its leading axis, the results stacked
     (jax.lax.map).
 
+    With batch_size, as JAX: a scan over the first `n // batch_size * batch_size` slices in
+    groups of batch_size, f vmapped over each group, then f vmapped over the remaining slices
+    (under ft.jit one loop equation, whatever n). An empty xs gives empty results shaped from
+    one call of f, as scan.
+
     Args:
         f: a function of one slice (a pytree).
         xs: a pytree of arrays with one leading axis length.
-        batch_size: run f under vmap on this many slices at a time (None: one at a time).
+        batch_size: run f under vmap on this many slices at a time (None: one at a time); any
+            integral, a NumPy integer too.
 
     Returns:
         The stacked outputs of f.
 
     Raises:
-        ValueError: as scan, for xs; batch_size not a positive int.
+        ValueError: as scan, for xs; batch_size not a positive int (a bool included).
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
         >>> ft.lax.map(lambda x: x.sum(), np.arange(6.0).reshape(3, 2))
         array([1., 5., 9.])
+        >>> ft.lax.map(lambda x: 2 * x, np.arange(5.0), batch_size=2)
+        array([0., 2., 4., 6., 8.])
     """
     if batch_size is None:
         return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
-    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-        raise ValueError(f"map: batch_size must be a positive int, got {batch_size!r}")
+    batch_size = _count(batch_size, "map", "batch_size", 1)
     leaves, spec = optree.tree_flatten(xs)
-    n = _scan_length(leaves, None)
-    parts = [vmap(f)(spec.unflatten([x[k:k + batch_size] for x in leaves]))
-             for k in range(0, n, batch_size)]
-    return optree.tree_map(lambda *v: fnp.concatenate(v), *parts)
-
+    groups, rest = divmod(_scan_length(leaves, None), batch_size)
+    head = groups * batch_size
+    grouped = [fnp.reshape(x[:head], (groups, batch_size) + _scalar_shape(x)[1:])
+               for x in leaves]
+    ys = scan(lambda carry, x: (carry, vmap(f)(x)), (), spec.unflatten(grouped))[1]
+    ys = optree.tree_map(lambda y: fnp.reshape(y, (head,) + _scalar_shape(y)[2:]), ys)
+    if not rest:
+        return ys
+    tail = vmap(f)(spec.unflatten([x[head:] for x in leaves]))
+    return optree.tree_map(lambda a, b: fnp.concatenate([a, b]), ys, tail)

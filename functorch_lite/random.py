@@ -73,7 +73,12 @@ def _check_key(k, fn):
 
 def _shape(shape, fn):
     """shape as a tuple of ints, refused as NumPy's Generator refuses it: a non-integer entry
-    (2.5 is not truncated) is a TypeError, a negative one a ValueError."""
+    (2.5 is not truncated) is a TypeError, a negative one a ValueError. A value of a transform
+    is converted first, so that its transform's own refusal (ft.jit's names static_argnums)
+    is the error."""
+    for s in shape if isinstance(shape, tuple) else (shape,):
+        if isinstance(s, Tensor) and s.ndim == 0:
+            operator.index(s)
     try:
         shape = (operator.index(shape),) if not hasattr(shape, "__iter__") else \
             tuple(operator.index(s) for s in shape)
@@ -580,7 +585,7 @@ def permutation(key, x, axis=0):
                             f"one axis, got a 0-d array of dtype {dtype_of(x)}")
         x = int(x)
     if isinstance(x, (int, np.integer)):
-        return fnp.argsort(_unit_uniform(key, (int(x),), np.float64, "permutation"))
+        return fnp.argsort(_unit_uniform(key, (int(x),), np.float64, "permutation"), kind="stable")
     n = shape_of(x)[axis]
     return fnp.take(x, permutation(key, n), axis=axis)
 
@@ -655,7 +660,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
         if p is None:
             idx = permutation(key, n)[:k]
         else:  # Gumbel top-k: the k largest of log p + Gumbel noise
-            idx = fnp.argsort(-(logits + gumbel(key, (n,), dtype_of(logits))))[:k]
+            idx = fnp.argsort(-(logits + gumbel(key, (n,), dtype_of(logits))), kind="stable")[:k]
         idx = fnp.reshape(idx, shape)
     return idx if isinstance(a, (int, np.integer)) else fnp.take(a, idx, axis=axis)
 

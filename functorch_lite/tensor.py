@@ -140,6 +140,8 @@ class Tensor:
 
     # No __iadd__ & co.: `x += y` rebinds x to x + y (as for JAX arrays), so the familiar NumPy
     # spelling works under transforms and never writes into a value another name still holds.
+    # (ft.jit's tracer refuses it on arrays, which eager NumPy writes into: Note [augmented
+    # assignment under ft.jit] in jit/trace.py.)
 
     # -- NumPy protocols --
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -199,7 +201,9 @@ class TransformTensor(Tensor):
     replays_layout = False
     """True for a wrapper that stands for a raw array in a program replayed later (ft.jit's
     tracer): a copy that only changes the memory layout is made on it as on a raw array,
-    since the layout decides the last bits of a reduction or a product downstream."""
+    since the layout decides the last bits of a reduction or a product downstream, and
+    `as_array()` gives the wrapper of the 0-d array where it stands for a NumPy scalar (the
+    conversion transforms make of their 0-d results)."""
 
     @property
     def shape(self):

@@ -3,7 +3,7 @@ independent oracle (used by test_fuzz_compositions.py and, for long runs, by
 benchmarks/fuzz_compositions.py).
 
 A program is 2 to 6 ops (elementwise, broadcasting with a second argument, reductions, shape
-ops, products) applied to `x`, with a second argument `y` of the same shape. A stack is 2 or 3
+ops, products, cond and switch with branches undefined outside their guards) applied to `x`, with a second argument `y` of the same shape. A stack is 2 or 3
 transforms (vmap with random in_dims/out_dims including negative ones and None, grad, jvp, vjp,
 jacrev, jacfwd, over argument 0 or 1), applied one after the other. Level k is checked against
 its oracle applied to level k - 1 (itself checked): a Python loop for vmap, central finite
@@ -143,9 +143,13 @@ def _op_reduction(draw, shape, const):
         return None
     ax, keep = _axis(draw, nd), bool(draw.integers(0, 1))
     kind = draw.choice(["sum", "mean", "max", "min", "prod", "var", "cumsum", "cumprod",
-                        "logsumexp", "softmax", "sort", "sum_all", "np.mean"]
+                        "logsumexp", "softmax", "sort", "sum_all", "np.mean", "median",
+                        "quantile", "nanmax"]
                        + (["std", "std"] if const["special"] else []))
-    if kind in ("sum", "mean", "max", "min", "prod", "var", "std"):
+    if kind == "quantile":
+        return f"quantile([0, 0.3, 1], axis={ax})", \
+            lambda a, y: fnp.quantile(a, [0.0, 0.3, 1.0], axis=ax)
+    if kind in ("sum", "mean", "max", "min", "prod", "var", "std", "median", "nanmax"):
         fn = getattr(fnp, kind)
         return f"{kind}(axis={ax}, keepdims={keep})", \
             lambda a, y: fn(a, axis=ax, keepdims=keep)
@@ -255,7 +259,28 @@ def _op_product(draw, shape, const):
     return "trace(a)", lambda a, y: fnp.trace(a)
 
 
-OP_FAMILIES = [_op_unary, _op_with_y, _op_const, _op_reduction, _op_shape, _op_product]
+def _op_branch(draw, shape, const):
+    """cond or switch on a scalar summary s of a, each branch undefined (NaN) in part of the
+    others' regions: derivatives must go only through the branch taken (lax.py's Note
+    [branches and their derivatives]); under ft.jit only that branch runs. The thresholds are
+    no sum of special points and every branch is smooth a little past its own region, so
+    rounding that moves s across a threshold moves no result by more than rounding."""
+    def s_of(a):
+        return fnp.sum(a) * 0.5
+    if draw.choice(["cond", "switch"]) == "cond":
+        return ("cond(s > 0.1234, a * log(s + 0.9), a * sqrt(0.1851 - s))",
+                lambda a, y: ft.cond(s_of(a) > 0.1234, lambda a: a * fnp.log(s_of(a) + 0.9),
+                                     lambda a: a * fnp.sqrt(0.1851 - s_of(a)), a))
+    branches = [lambda a: a * fnp.sqrt(-0.4 - s_of(a)), lambda a: a * fnp.arcsin(s_of(a)),
+                lambda a: a * fnp.log(s_of(a) - 0.4)]
+    return ("switch((s > -0.4567) + (s > 0.4567), a * sqrt(-0.4 - s), a * arcsin(s), "
+            "a * log(s - 0.4))",
+            lambda a, y: ft.lax.switch(fnp.astype(s_of(a) > -0.4567, np.int64)
+                                       + fnp.astype(s_of(a) > 0.4567, np.int64), branches, a))
+
+
+OP_FAMILIES = [_op_unary, _op_with_y, _op_const, _op_reduction, _op_shape, _op_product,
+               _op_branch]
 
 
 def draw_shape(draw):
@@ -430,10 +455,13 @@ TRANSFORMS = ["vmap", "grad", "jvp", "vjp", "jacrev", "jacfwd", "linearize"]
 
 
 class Case:
-    """A program under a stack of transforms, with its inputs."""
+    """A program under a stack of transforms, with its inputs; with nans=True, one case in two
+    has a NaN in x (for the jit and XLA differential fuzzers, whose oracle is eager code: NaN
+    slices of median and quantile, NaN through sort, max and nanmax)."""
 
-    def __init__(self, draw, seed):
+    def __init__(self, draw, seed, nans=False):
         self.seed = seed
+        self.nans = False
         self.special = draw.integers(0, 2) == 0
         rng = np.random.default_rng(seed)
         shape = draw_shape(draw)
@@ -457,16 +485,21 @@ class Case:
                 self.stages.append(wrap_vmap(draw, stage, out.ndim, rng))
             else:
                 self.stages.append(wrap_derivative(draw, kind, stage, out.shape, rng))
+        self.nans = nans and draw.integers(0, 1) == 1
 
     def inputs_for(self, stage, rng):
-        """Random inputs, or at special points values from a few that make ties and zeros."""
+        """Random inputs, or at special points values from a few that make ties and zeros; a
+        NaN at a random place of x in a NaN case."""
         if self.special:
-            return tuple(rng.choice(SPECIAL, size=s) for s in (stage.xshape, stage.yshape))
-        return (rng.uniform(-1.5, 1.5, size=stage.xshape),
-                rng.uniform(-1.5, 1.5, size=stage.yshape))
+            x, y = (rng.choice(SPECIAL, size=s) for s in (stage.xshape, stage.yshape))
+        else:
+            x, y = (rng.uniform(-1.5, 1.5, size=s) for s in (stage.xshape, stage.yshape))
+        if self.nans:
+            x.reshape(-1)[rng.integers(x.size)] = np.nan
+        return x, y
 
     def describe(self):
-        point = "special point, " if self.special else ""
+        point = ("special point, " if self.special else "") + ("NaN in x, " if self.nans else "")
         return (f"{point}shape {self.stages[0].xshape}, program: {self.program_desc}; "
                 "transforms (innermost first): " + ", ".join(s.desc for s in self.stages[1:]) +
                 f"; seed {self.seed}")

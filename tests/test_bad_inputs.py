@@ -139,3 +139,124 @@ def test_foreign_arrays_get_the_conversion_named(transform):
     with pytest.raises((TypeError, ValueError)) as info:   # no such advice for other objects
         call(object())
     assert "np.asarray" not in str(info.value)
+
+
+# -- issue 30: errors that did not name the argument or the fix --------------------------------
+
+X6 = np.arange(6.0).reshape(2, 3)
+
+# f(n) makes an array whose shape comes from n; True: its values are deterministic
+MAKE_FROM_SIZE = {
+    "np.zeros": (lambda n: np.zeros(n), True),
+    "np.zeros tuple": (lambda n: np.zeros((n, 2)), True),
+    "np.ones": (lambda n: np.ones(n), True),
+    "np.empty": (lambda n: np.empty(n), False),
+    "np.full": (lambda n: np.full(n, 2.0), True),
+    "np.ndarray": (lambda n: np.ndarray(n), False),
+    "np.arange": (lambda n: np.arange(n), True),
+    "np.eye": (lambda n: np.eye(n), True),
+    "np.identity": (lambda n: np.identity(n), True),
+    "np.tri": (lambda n: np.tri(n), True),
+    "np.linspace": (lambda n: np.linspace(0.0, 1.0, n), True),
+    "np.ones_like shape": (lambda n: np.ones_like(X6, shape=n), True),
+    "np.tile": (lambda n: np.tile(X6, n), True),
+    "Generator.normal size": (lambda n: np.random.default_rng(0).normal(size=n), True),
+    "np.random.rand": (lambda n: np.random.rand(n), False),
+    "fnp.zeros": (lambda n: fnp.zeros(n), True),
+    "fnp.reshape": (lambda n: fnp.reshape(np.ones(3), n), True),
+    "x.reshape": (lambda n: np.ones(3).reshape(n), True),
+    "random.normal": (lambda n: ft.random.normal(ft.random.key(0), n), True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MAKE_FROM_SIZE))
+def test_a_traced_size_names_static_argnums(name):
+    """np.zeros(n) used to give NumPy's 'expected a sequence of integers' (NumPy's converter
+    swallows the conversion error), fnp.reshape 'iteration over a 0-d value'."""
+    make, deterministic = MAKE_FROM_SIZE[name]
+    with pytest.raises(ft.TracerConversionError, match=r"argument 0.*static_argnums"):
+        ft.jit(make)(np.array(3))
+    out, ref = ft.jit(make, static_argnums=0)(3), make(3)
+    assert np.shape(out) == np.shape(ref)
+    if deterministic:
+        np.testing.assert_array_equal(out, ref)
+
+
+def test_only_the_swallowed_conversion_is_put_back():
+    """A TypeError of NumPy's own, raised after a refusal the user caught, stays NumPy's."""
+    def f(x, n):
+        try:
+            int(n)
+        except ft.TracerConversionError:
+            pass
+        return x + np.zeros(3.5)
+    with pytest.raises(TypeError, match="a single integer, got '3.5'") as info:
+        ft.jit(f)(np.ones(3), np.array(3))
+    assert not isinstance(info.value, ft.TracerConversionError)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_full_like_takes_a_traced_fill_value(backend):
+    """It used to say 'numpy.copyto is not supported'. JAX: full_like(x, v) is v broadcast."""
+    if backend == "xla":
+        pytest.importorskip("jax")
+    jit = lambda f: ft.jit(f, backend=backend)
+    for v in (2.5, np.array([1.0, 2.0, 3.0])):
+        np.testing.assert_array_equal(jit(lambda x, v: np.full_like(x, v))(X6, v),
+                                      np.full_like(X6, v))
+    np.testing.assert_array_equal(jit(lambda x, v: np.full_like(x, v))(X6.astype(int), 2.7),
+                                  np.full_like(X6.astype(int), 2.7))
+    np.testing.assert_array_equal(jit(lambda v: fnp.full((2, 2), v, dtype=np.float32))(1.5),
+                                  np.full((2, 2), 1.5, dtype=np.float32))
+    # d/dv sum(full_like(x, v) * x) = sum(x); d/dv_j sum(full_like(x, v) ** 2) = 2 * 2 v_j
+    loss = lambda v, x: fnp.sum(np.full_like(x, v) * x)
+    assert ft.grad(lambda v: fnp.sum(fnp.full_like(X6, v) * X6))(2.0) == X6.sum()
+    assert jit(ft.grad(loss))(2.0, X6) == X6.sum()
+    np.testing.assert_allclose(ft.grad(lambda v: fnp.sum(fnp.full_like(X6, v) ** 2))(
+        np.array([1.0, 2.0, 3.0])), [4.0, 8.0, 12.0])
+    batched = ft.vmap(lambda v: fnp.full_like(X6, v))(np.arange(3.0))
+    np.testing.assert_array_equal(batched, [np.full_like(X6, v) for v in range(3)])
+    _, tangent = ft.jvp(lambda v: fnp.full((4,), v), (2.0,), (3.0,))
+    np.testing.assert_array_equal(tangent, np.full(4, 3.0))
+
+
+def test_numpy_full_like_of_a_plain_array_names_the_fnp_spelling():
+    with pytest.raises(TypeError, match=r"fnp\.full_like\(a, v\)"):
+        ft.grad(lambda v: fnp.sum(np.full_like(X6, v)))(2.0)
+
+
+@pytest.mark.parametrize("make", [
+    ft.jit, ft.make_graph, ft.vmap, ft.grad, ft.value_and_grad, ft.grad_and_value, ft.jacrev,
+    ft.jacfwd, ft.hessian, ft.custom_vjp, ft.custom_jvp, ft.checkpoint,
+    lambda f: ft.jvp(f, (1.0,), (1.0,)), lambda f: ft.vjp(f, 1.0),
+    lambda f: ft.linearize(f, 1.0)])
+def test_transforms_of_a_non_function_are_refused_when_made(make):
+    """ft.jit(5) used to be accepted and fail only when called."""
+    with pytest.raises(TypeError, match=r"needs a function, got 5 \(of type int\)"):
+        make(5)
+
+
+def structured():
+    s = np.zeros(3, dtype=[("a", "f8"), ("b", "i4")])
+    s["a"], s["b"] = [1.0, 2.0, 3.0], [1, 0, 1]
+    return s
+
+
+@pytest.mark.parametrize("run", [
+    lambda f, s: ft.jit(f)(s), lambda f, s: ft.vmap(f)(s),
+    lambda f, s: ft.vmap(f, in_dims=None, axis_size=2)(s)])
+@pytest.mark.parametrize("field", ["a", ["a", "b"]])
+def test_structured_field_reads_under_transforms_say_what_to_do(run, field):
+    """It used to be NumPy's IndexError ('only integers, slices ...') under jit and vmap."""
+    s = structured()
+    f = (lambda s: s[field] * 2.0) if field == "a" else (lambda s: s[field])
+    with pytest.raises(TypeError, match=r"field name .*structured dtypes are not supported "
+                                        r"under transforms.*separate arrays"):
+        run(f, s)
+
+
+def test_structured_fields_as_separate_arrays_work():
+    s = structured()
+    np.testing.assert_array_equal(ft.jit(lambda a, b: a * b)(s["a"], s["b"]), s["a"] * s["b"])
+    # an argument grad does not differentiate stays a NumPy array: its fields read as eagerly
+    assert ft.grad(lambda w, s: fnp.sum(w * s["a"]))(1.0, s) == s["a"].sum()

@@ -319,3 +319,86 @@ def test_add_noise_has_the_gaussian_mechanism_scale():
     assert abs(noisy["a"].std() - 1.0) < 0.02 and abs(noisy["a"].mean()) < 0.02
     per_layer = ft.dp.add_noise(ft.random.key(1), total, 1.0, {"a": 3.0, "b": 4.0})
     assert abs(per_layer["a"].std() - 5.0) < 0.1
+
+
+# -- max_norm: its values, its structure (issue 30) ---------------------------------------------
+
+def zero_row_batch(rng):
+    """An MLP batch whose first example is all zeros through a bias-free model: its gradient
+    is exactly zero, the case that made 0 / 0 in the clipping factor."""
+    w = {"w0": rng.standard_normal((4, 3)), "w1": rng.standard_normal((3, 2))}
+    x = rng.standard_normal((5, 4))
+    x[0] = 0.0
+    return w, x
+
+
+def zero_row_loss(p, x):
+    return np.sum(np.tanh(x @ p["w0"]) @ p["w1"]) ** 2
+
+
+def test_max_norm_inf_is_the_plain_sum_and_zero_gives_zeros():
+    p, x = zero_row_batch(np.random.default_rng(9))
+    leaves, spec, leaf_sq = materialized(zero_row_loss, p, x)
+    assert np.sum(leaf_sq, axis=0)[0] == 0.0                  # example 0: a zero gradient
+    plain = spec.unflatten([leaf.sum(axis=0) for leaf in leaves])
+    total, norms = ft.dp.clipped_grad_sum(zero_row_loss, np.inf)(p, x)
+    assert_close(total, plain)
+    assert_close(norms, np.sqrt(sum(leaf_sq)))
+    total, _ = ft.dp.clipped_grad_sum(zero_row_loss, 0.0)(p, x)
+    for leaf in optree.tree_leaves(total):
+        np.testing.assert_array_equal(leaf, np.zeros_like(leaf))
+    # per layer, an inf and a 0 threshold side by side; a zero gradient keeps factor 1
+    total, _ = ft.dp.clipped_grad_sum(zero_row_loss, {"w0": np.inf, "w1": 0.0})(p, x)
+    assert_close(total["w0"], plain["w0"])
+    np.testing.assert_array_equal(total["w1"], np.zeros((3, 2)))
+    total, _ = ft.dp.clipped_grad_sum(zero_row_loss, 0.5)(p, x)
+    with np.errstate(divide="ignore"):
+        ref, _ = reference_clipped(zero_row_loss, p, 0.5, x)  # min(1, 0.5 / 0) = 1 at norm 0
+    assert_close(total, ref)
+
+
+@pytest.mark.parametrize("bad", [-1.0, np.nan, -np.inf, "1", None, True, np.array([1.0, 2.0]),
+                                 {}, 1 + 2j, {"w0": -0.5, "w1": 1.0}])
+def test_max_norm_is_validated_once_naming_it(bad):
+    with pytest.raises(ValueError, match="max_norm"):
+        ft.dp.clipped_grad_sum(zero_row_loss, bad)          # refused before any call
+    with pytest.raises(ValueError, match="max_norm"):
+        ft.dp.add_noise(ft.random.key(0), {"w0": np.zeros(2), "w1": np.zeros(2)}, 1.0, bad)
+
+
+def test_add_noise_refuses_an_unbounded_sensitivity_and_another_structure():
+    total = {"w0": np.zeros(3), "w1": np.zeros(2)}
+    with pytest.raises(ValueError, match="max_norm=inf"):
+        ft.dp.add_noise(ft.random.key(0), total, 1.0, np.inf)
+    with pytest.raises(ValueError, match=r"structure of clipped_sum.*'w0'.*got PyTreeSpec\(\["):
+        ft.dp.add_noise(ft.random.key(0), total, 1.0, [1.0, 2.0])
+    np.testing.assert_array_equal(ft.dp.add_noise(ft.random.key(0), total, 1.0, 0.0)["w1"],
+                                  np.zeros(2))
+
+
+@pytest.mark.parametrize("limits", [[0.5, 100.0], (0.5, 100.0), {"a": 0.5, "b": 100.0},
+                                    {"w0": 0.5}, {"w0": 0.5, "w1": 1.0, "w2": 1.0},
+                                    {"w0": [0.5], "w1": 1.0}])
+def test_per_layer_max_norm_must_have_the_params_structure(limits):
+    p, x = zero_row_batch(np.random.default_rng(10))
+    fn = ft.dp.clipped_grad_sum(zero_row_loss, limits)
+    with pytest.raises(ValueError, match=r"structure of the differentiated arguments "
+                                         r"\(argnums=0\), PyTreeSpec\(\{'w0': \*, 'w1': \*\}\); "
+                                         r"got PyTreeSpec"):
+        fn(p, x)
+
+
+def test_dp_errors_speak_of_dp_arguments():
+    p, x = zero_row_batch(np.random.default_rng(11))
+    for make in (lambda loss: ft.dp.clipped_grad_sum(loss, 1.0),
+                 ft.dp.per_example_grad_norms):
+        with pytest.raises(ValueError, match="no per-example argument.*argnums=0") as err:
+            make(lambda p: np.sum(p["w0"]))(p)
+        assert "axis_size" not in str(err.value)
+        with pytest.raises(ValueError, match=r"argument 2 is a float.*functools.partial") as err:
+            make(lambda p, x, s: zero_row_loss(p, x) * s)(p, x, 2.0)
+        assert "in_dims" not in str(err.value)
+        with pytest.raises(ValueError, match=r"argument 1\['x'\] has 5, argument 2 has 4"):
+            make(lambda p, b, y: zero_row_loss(p, b["x"]) * y)(p, {"x": x}, np.ones(4))
+        with pytest.raises(TypeError, match="needs a function, got 5"):
+            make(5)

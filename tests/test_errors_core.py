@@ -123,8 +123,13 @@ def test_bitwise_operators_on_non_boolean_wrappers_are_refused():
 @pytest.mark.parametrize("fn, message", [
     (lambda t: fnp.sum(t, out=np.zeros(())), "out="), (lambda t: fnp.clip(t), "max or min"),
     (lambda t: fnp.put_along_axis(t, np.array([0]), 1.0, 0, inplace=True), "mutate"),
-    (lambda t: fnp.full((2,), t[0]), "concrete fill_value"),
     (lambda t: t[fnp.sum(t).astype(np.int64):], "slice bounds")])
 def test_unsupported_arguments_say_so(fn, message):
     with pytest.raises((TypeError, ValueError), match=message):
         passthrough(fn)(np.arange(3.0))
+
+
+def test_full_of_a_transformed_fill_value_is_its_broadcast():
+    """It was refused ('full() needs a concrete fill_value'); as jnp.full, it broadcasts."""
+    out = passthrough(lambda t: fnp.full((2, 3), t[1:]))(np.arange(3.0).reshape(3, 1))
+    np.testing.assert_array_equal(out, np.full((2, 3), np.arange(3.0)[1:].reshape(2, 1)))

@@ -361,3 +361,11 @@ def test_results_held_by_the_caller_are_never_overwritten():
     for a, h in zip(first, held):
         np.testing.assert_array_equal(a, h)
     np.testing.assert_allclose(second[0], np.exp(np.sin(x2) * 2.0) + 1.0)
+
+
+def test_stop_gradient_of_a_python_scalar_argument():
+    """An op that returns its Python-scalar operand as it is (a weak Var) replays as itself;
+    the program called `.item()` on a Python float."""
+    f = ft.jit(lambda x, w: x * ft.stop_gradient(w))
+    for w in (0.7, 0.5, 2):
+        np.testing.assert_array_equal(f(np.ones(2), w), np.ones(2) * w)

@@ -1,5 +1,7 @@
 """ft.jit over the whole sample database: every op, and the compositions the suite checks,
 give the eager result when jitted (first call: trace + compile; second call: the cache)."""
+import pathlib
+
 import numpy as np
 import optree
 import pytest
@@ -7,6 +9,7 @@ import pytest
 import functorch_lite as ft
 from functorch_lite.testing.checks import assert_matches_reference
 from functorch_lite.testing.samples import OP_DB
+from jit_differential import same_bits
 from test_compositions import f64_samples, flat_scalar_function
 
 RTOL, ATOL = 1e-9, 1e-11
@@ -83,3 +86,46 @@ def test_jit_compositions(info):
         }
         for name, (fn, args) in cases.items():
             _assert_same(ft.jit(fn)(*args), fn(*args), f"{info.name}/{sample.name}: jit({name})")
+
+
+def _numpy_cases():
+    return [pytest.param(info, sample, id=f"{info.name}-{sample.name}")
+            for info in OP_DB if info.numpy_fn is not None and not info.creation
+            and info.check_values
+            for sample in info.samples(np.random.default_rng(0))]
+
+
+@pytest.mark.parametrize("info, sample", _numpy_cases())
+def test_jit_numpy_bits(info, sample):
+    """ft.jit of the NumPy function itself (np.cov(x), what eager code on plain arrays runs as
+    NumPy's own routine, and what a tracer routes to the library) gives NumPy's result: values
+    bit for bit, dtype, shape and Python type, or refuses; the exceptions are listed with their
+    reasons in samples.JIT_NOT_NUMPY_BITS and docs/jit.md."""
+    reason = info.skip_reason("test_jit_numpy_bits", sample.name)
+    if reason:
+        pytest.skip(reason)
+    with np.errstate(all="ignore"):
+        try:
+            want = optree.tree_leaves(sample.call(info.numpy_fn))
+        except Exception as e:              # NumPy refuses the sample: so must ft.jit
+            with pytest.raises(type(e)):
+                ft.jit(lambda *xs: sample.call(info.numpy_fn, list(xs)))(*sample.leaves())
+            return
+        jitted = ft.jit(lambda *xs: sample.call(info.numpy_fn, list(xs)))
+        try:
+            first = jitted(*sample.leaves())
+        except ft.TracerConversionError:    # a conversion refused (np.asarray of a traced value)
+            return
+        for call, got in (("tracing", first), ("compiled", jitted(*sample.leaves()))):
+            got = optree.tree_leaves(got)
+            assert len(got) == len(want)
+            for k, (g, w) in enumerate(zip(got, want)):
+                assert type(g) is type(w), f"{call} call, leaf {k}: {type(g)}, NumPy {type(w)}"
+                assert same_bits(g, w), f"{call} call, leaf {k}: {g!r}, NumPy {w!r}"
+
+
+def test_every_exception_to_numpy_bits_is_stated_in_the_docs():
+    from functorch_lite.testing.samples import JIT_NOT_NUMPY_BITS
+    page = (pathlib.Path(__file__).parent.parent / "docs" / "jit.md").read_text()
+    missing = [name for name in JIT_NOT_NUMPY_BITS if f"`{name}`" not in page]
+    assert not missing, f"docs/jit.md does not name {missing}"

@@ -289,3 +289,38 @@ def test_value_dependent_shapes_and_python_scalars_as_on_numpy():
         p, nxt = step(np.ones(2, np.float32), 0.1, count)
         assert p.dtype == np.float32 and type(nxt) is int and nxt == count + 1
     assert step.traces == 1
+
+
+@needs_jax
+def test_a_product_with_a_bool_mask_keeps_nan_inf_and_signed_zero():
+    """XLA rewrites v * convert(mask) into select(mask, v, 0); the lowering keeps NumPy's
+    product (NaN * False is NaN, -2.0 * False is -0.0), as a jvp's mask times the NaN tangent
+    of a branch `where` did not choose, or max's derivative 0 / 0 at a NaN."""
+    v = np.array([np.nan, np.inf, -2.0, 3.0, -np.inf, -0.0])
+    mask = np.array([False, False, False, True, True, True])
+    for f in (lambda v, m: v * m, lambda v, m: m * v, lambda v, m: v.astype(np.float32) * m,
+              lambda v, m: v[:, None] * m, lambda v, m: (v * 1j - 0.0) * m):
+        with np.errstate(invalid="ignore"):
+            want = f(v, mask)
+        on_xla = ft.jit(f, backend="xla")
+        for call in range(2):   # the tracing call, then the compiled program
+            got = on_xla(v, mask)
+            assert got.dtype == want.dtype
+            for part in (np.real, np.imag):
+                np.testing.assert_array_equal(part(got), part(want))
+                np.testing.assert_array_equal(np.signbit(part(got)), np.signbit(part(want)))
+    # the derivative that met it: grad through where, then jvp of that, at a NaN input
+    h = lambda x, y: ft.grad(lambda y: np.sum(np.arctan(np.where(np.abs(x) > y, x, 0.5 * y))))(y)
+    g = lambda x, y: ft.jvp(lambda x: h(x, y), (x,), (np.ones_like(x),))[1]   # noqa: E731
+    x, y = np.array([np.nan, 2.0]), np.array([0.5, 0.5])
+    want = g(x, y)
+    on_xla = ft.jit(g, backend="xla")
+    for call in range(2):
+        np.testing.assert_array_equal(on_xla(x, y), want)
+    grad_max = ft.grad(lambda x: np.sum(np.max(x, axis=0) * 0.7))
+    x = np.array([[1.0, np.nan], [2.0, 0.5]])
+    with np.errstate(invalid="ignore"):
+        want = grad_max(x)                          # [[0, nan], [0.7, nan]]
+    on_xla = ft.jit(grad_max, backend="xla")
+    for call in range(2):
+        np.testing.assert_array_equal(on_xla(x), want)

@@ -135,6 +135,99 @@ def test_map_matches_a_list_comprehension():
         np.testing.assert_allclose(got["v"], [e["v"] for e in expected], rtol=1e-13)
 
 
+# -- edge lengths (issue 30 item 14) against jax.lax --------------------------------------------
+
+def _jax():
+    return pytest.importorskip("jax", reason="the reference needs JAX (pip install -e '.[xla]')")
+
+
+def _assert_like_jax(got, want, rtol=1e-13):
+    """The structure, shapes, dtypes and values of JAX's result (Python scalars as 0-d)."""
+    import optree
+    lg, sg = optree.tree_flatten(got)
+    lw, sw = optree.tree_flatten(want)
+    assert sg == sw, (sg, sw)
+    for g, w in zip(lg, lw):
+        w = np.asarray(w)
+        assert np.shape(g) == w.shape and np.asarray(g).dtype == w.dtype, (np.shape(g), w)
+        np.testing.assert_allclose(np.asarray(g), w, rtol=rtol, atol=0)
+
+
+def _per_slice(xp):
+    """A pytree in, a pytree out: a tuple of an elementwise result and a dict of a reduction."""
+    return lambda d: (xp.sin(d["a"]) * d["b"], {"s": d["a"].sum() + d["b"]})
+
+
+def _pytree_xs(n):
+    return {"a": RNG.standard_normal((n, 3)), "b": np.arange(n, dtype=np.int32)}
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 6])
+@pytest.mark.parametrize("batch_size", [None, 1, np.int64(2), np.int32(4), 7])
+def test_map_edge_lengths_and_batch_sizes_match_jax(n, batch_size):
+    """Empty xs, a batch_size that does not divide n or exceeds it, a NumPy integer batch_size,
+    pytrees in and out: eagerly, under ft.jit (both backends) and under vmap, as jax.lax.map."""
+    jax = _jax()
+    xs = _pytree_xs(n)
+    stacked = {k: np.stack([v, v[::-1]]) for k, v in xs.items()}   # a batch of two for vmap
+    with jax.enable_x64(True):
+        jmap = lambda xs: jax.lax.map(_per_slice(jax.numpy), xs, batch_size=batch_size)  # noqa
+        want = jmap(xs)
+        want_batched = jax.vmap(jmap)(stacked)
+    fmap = lambda xs: lax.map(_per_slice(np), xs, batch_size=batch_size)   # noqa: E731
+    _assert_like_jax(fmap(xs), want)
+    for backend in ("numpy", "xla"):
+        _assert_like_jax(ft.jit(fmap, backend=backend)(xs), want)
+    _assert_like_jax(ft.vmap(fmap)(stacked), want_batched)
+    _assert_like_jax(ft.jit(ft.vmap(fmap))(stacked), want_batched)
+
+
+def test_map_with_batch_size_is_one_loop_under_jit():
+    """JAX's structure: a scan over the whole groups, the remainder vmapped once."""
+    graph = ft.make_graph(lambda xs: lax.map(np.sin, xs, batch_size=2))(np.arange(7.0))
+    names = [e.op.name.split("[")[0] for e in graph.optimized.eqns]
+    assert names.count("scan") == 1 and names.count("sin") == 1   # the remainder's
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, np.True_, 2.0, "2", np.array([2])])
+def test_map_refuses_a_batch_size_that_is_not_a_positive_int(bad):
+    with pytest.raises(ValueError, match=r"map: batch_size must be a positive int, got"):
+        lax.map(np.sin, np.zeros(4), batch_size=bad)
+
+
+@pytest.mark.parametrize("bad", [-2, -1, True, 2.5, 3.0, "3"])
+def test_scan_refuses_a_length_that_is_not_a_non_negative_int(bad):
+    with pytest.raises(ValueError, match=r"scan: length must be a non-negative int, got"):
+        ft.scan(lambda c, x: (c, c), 0.0, None, length=bad)
+
+
+@pytest.mark.parametrize("length", [0, np.int64(0), np.int64(3), np.uint8(2)])
+def test_scan_lengths_match_jax_eagerly_under_jit_and_vmap(length):
+    """length=0 scans (with and without xs) and NumPy integer lengths: the carry as given, ys
+    empty but shaped from the body, as jax.lax.scan; under ft.jit (both backends), vmap and
+    jit(vmap)."""
+    jax = _jax()
+    xs = RNG.standard_normal((int(length), 2, 3))
+
+    def run(xp):
+        def f(a):
+            without = xp_scan(lambda c, _: (c * 2.0 + a, (c, c.sum())), a, None, length=length)
+            with_xs = xp_scan(lambda c, x: (c + x.sum(0), x * c), a, xs, length=length)
+            return without, with_xs
+        xp_scan = jax.lax.scan if xp is jax.numpy else ft.scan
+        return f
+    a, batch = RNG.standard_normal(3), RNG.standard_normal((4, 3))
+    with jax.enable_x64(True):
+        want = run(jax.numpy)(a)
+        want_batched = jax.vmap(run(jax.numpy))(batch)
+    f = run(np)
+    _assert_like_jax(f(a), want)
+    for backend in ("numpy", "xla"):
+        _assert_like_jax(ft.jit(f, backend=backend)(a), want)
+        _assert_like_jax(ft.jit(ft.vmap(f), backend=backend)(batch), want_batched)
+    _assert_like_jax(ft.vmap(f)(batch), want_batched)
+
+
 def test_lax_namespace_and_top_level_names():
     for name in ("scan", "fori_loop", "while_loop", "cond"):
         assert getattr(ft, name) is getattr(ft.lax, name)

@@ -269,6 +269,65 @@ def test_python_numbers_in_a_compiled_carry_stay_python_numbers():
     assert loop_eqns(m, x32)[0] == ["fori_loop"]
 
 
+# A jitted function's Python-float argument as the loop's carry: each loop kind under plain jit,
+# jit(grad) and jit(vmap), on both backends (issue 30 item 3: an AttributeError on
+# `_carry_operands`, which took a weak traced scalar for an array).
+WEAK_CARRY_LOOPS = {
+    "while_loop": lambda a, x: ft.while_loop(lambda c: c < 10, lambda c: c + a * x, a),
+    # the carry becomes a NumPy float after the first step (a float64 slice meets it)
+    "scan": lambda a, x: ft.scan(lambda c, t: (c * a + x * t, c), a, np.arange(3.0))[0],
+    # the carry stays a Python float; the ys are stacked
+    "scan_length": lambda a, x: fnp.sum(ft.scan(lambda c, _: (c + a, c * x), a, None,
+                                                length=3)[1]),
+    "fori_loop": lambda a, x: ft.fori_loop(0, 4, lambda i, c: c * a + i * x, a),
+    "nested": lambda a, x: ft.fori_loop(0, 3, lambda i, c: ft.while_loop(
+        lambda d: d < 5 * (i + 1), lambda d: d + a * x, c), a),
+}
+WEAK_CARRY_TRANSFORMS = {
+    "jit": (lambda f: f, 1.5),
+    "jit_grad": (ft.grad, 1.5),
+    "jit_vmap": (lambda f: ft.vmap(f, in_dims=(None, 0)), np.array([0.5, 1.5, 2.0])),
+}
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("transform", sorted(WEAK_CARRY_TRANSFORMS))
+@pytest.mark.parametrize("loop", sorted(WEAK_CARRY_LOOPS))
+def test_a_python_float_argument_as_the_carry(loop, transform, backend):
+    if backend == "xla" and not _has_jax():
+        pytest.skip("the XLA backend needs JAX (pip install -e '.[xla]')")
+    wrap, x = WEAK_CARRY_TRANSFORMS[transform]
+    f = wrap(WEAK_CARRY_LOOPS[loop])
+    jitted = ft.jit(f, backend=backend)
+    for a in (0.7, 2.5):   # another trip count for the while loops: the argument is read per call
+        got, want = jitted(a, x), f(a, x)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        if type(want) is float:   # a Python float out of the loop, as eagerly
+            assert type(got) is float
+        else:   # (a 0-d array or a NumPy scalar: jit's rule for 0-d results, not the loop's)
+            assert np.shape(got) == np.shape(want) and np.asarray(got).dtype == want.dtype
+    assert jitted.traces == 1
+    assert loop_eqns(jitted, 0.7, x)[0]   # compiled as a loop, not recorded step by step
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_python_float_argument_carry_is_weakly_typed(backend):
+    """A float32 value meeting the carry makes it float32, as it does to a Python float eagerly
+    (the loop's carry check took the traced argument for a float64 array: a TypeError)."""
+    if backend == "xla" and not _has_jax():
+        pytest.skip("the XLA backend needs JAX (pip install -e '.[xla]')")
+    x32 = np.array([1.5, 0.25], np.float32)
+    loops = [lambda a, x: ft.fori_loop(0, 3, lambda i, c: c * x + i, a),
+             lambda a, x: ft.scan(lambda c, t: (c * x + t, c), a, np.ones(2, np.float32))]
+    for loop in loops:
+        for f, x in ((loop, x32[0]), (ft.vmap(loop, in_dims=(None, 0)), x32)):
+            want = f(0.5, x)
+            got = ft.jit(f, backend=backend)(0.5, x)
+            for g, w in zip(optree.tree_leaves(got), optree.tree_leaves(want)):
+                assert np.asarray(g).dtype == np.asarray(w).dtype
+                np.testing.assert_array_equal(g, w)
+
+
 def _has_jax():
     try:
         import jax  # noqa: F401

@@ -8,7 +8,9 @@
   product of the unfolded inputs and the output cotangents.
 - The unbatched operand of a grouped case is broadcast to the batch (a view).
 """
+from .. import numpy as fnp
 from ..ops import conv as cv, shape as sh
+from ..numpy._signal import conj, windowed
 from ..numpy._util import ndim, shape as shape_of
 from .fallback import empty_batch
 from .helpers import batch_size, broadcast_batch, move_bdim, move_bdim_to_front, physical_axis
@@ -109,3 +111,26 @@ def sliding_window_sum_batch_rule(args, bdims, shape, axes, window, stride, dila
     full = tuple(shape[:bdim]) + (size,) + tuple(shape[bdim:])
     return cv.sliding_window_sum(ct, shape=full, axes=phys, window=window, stride=stride,
                                  dilation=dilation), bdim
+
+
+def _signal_batch_rule(conjugate):
+    """correlate's (conjugate) or convolve's rule: NumPy's kernels take 1-d arrays only, so the
+    batch is one gather of sliding windows and one matrix product (numpy._signal.windowed),
+    after NumPy's own swap of the shorter sequence into the kernel."""
+    def rule(args, bdims, mode):
+        (a, v), (ab, vb) = args, bdims
+        a = a if ab is None else move_bdim_to_front(a, ab)
+        v = v if vb is None else move_bdim_to_front(v, vb)
+        n, m = shape_of(a)[-1], shape_of(v)[-1]
+        if not conjugate:
+            if m > n:
+                a, v = v, a
+            return windowed(a, fnp.flip(v, -1), mode), 0
+        if m > n:     # correlate(a, v) = flip(conj(correlate(v, a))), as NumPy swaps them
+            return fnp.flip(conj(windowed(v, conj(a), mode)), -1), 0
+        return windowed(a, conj(v), mode), 0
+    return rule
+
+
+cv.correlate.def_batch_rule(_signal_batch_rule(True))
+cv.convolve.def_batch_rule(_signal_batch_rule(False))

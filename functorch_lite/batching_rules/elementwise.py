@@ -10,9 +10,9 @@ for _op in [ew.negative, ew.positive, ew.abs, ew.exp, ew.exp2, ew.expm1, ew.log,
             ew.astype, ew.stop_gradient]:
     elementwise(_op)
 
-for _op in [ew.add, ew.subtract, ew.multiply, ew.divide, ew.power, ew.remainder, ew.maximum,
-            ew.minimum, ew.fmax, ew.fmin, ew.arctan2, ew.hypot, ew.logaddexp, ew.logaddexp2,
-            ew.copysign, ew.floor_divide, ew.equal, ew.not_equal, ew.less, ew.less_equal,
+for _op in [ew.add, ew.subtract, ew.multiply, ew.divide, ew.power, ew.remainder, ew.fmod,
+            ew.maximum, ew.minimum, ew.fmax, ew.fmin, ew.arctan2, ew.hypot, ew.logaddexp,
+            ew.logaddexp2, ew.copysign, ew.floor_divide, ew.equal, ew.not_equal, ew.less, ew.less_equal,
             ew.greater, ew.greater_equal, ew.logical_and, ew.logical_or, ew.logical_xor,
-            ew.where]:
+            ew.where, ew.select]:
     broadcasting(_op)

@@ -92,6 +92,7 @@ def_binary(ew.divide, lambda x, y, out: ew.divide(1.0, y),
 def_binary(ew.power, lambda x, y, out: partials.power_base(x, y),
            lambda x, y, out: partials.power_exponent(x, out))
 def_binary(ew.remainder, _one, lambda x, y, out: ew.negative(ew.floor(ew.divide(x, y))))
+def_binary(ew.fmod, _one, lambda x, y, out: ew.negative(ew.trunc(ew.divide(x, y))))
 def_binary(ew.maximum, _share(partials.max_share), _swap(partials.max_share))
 def_binary(ew.minimum, _share(partials.min_share), _swap(partials.min_share))
 def_binary(ew.fmax, _share(partials.fmax_share), _swap(partials.fmax_share))
@@ -124,6 +125,25 @@ def where_jvp(primals, tangents):
     if ty is not None:
         parts.append(ew.multiply(ty, ew.logical_not(cond)))
     return out, fit(add_tangents(*parts), out)
+
+
+@ew.select.def_jvp
+def select_jvp(primals, tangents):
+    """select(pred, tx, ty): the tangent of the branch taken, routed (nothing of the other
+    one reaches the result, not even a NaN)."""
+    pred, x, y = primals
+    _, tx, ty = tangents
+    out = ew.select(pred, x, y)
+    if (tx is None and ty is None) or not is_inexact(out):
+        return out, None
+    return out, fit(ew.select(pred, _zero_for(x) if tx is None else tx,
+                              _zero_for(y) if ty is None else ty), out)
+
+
+def _zero_for(side):
+    """The tangent of a side with none: 0.0, or -0.0 for the literal -0.0 that select's vjp
+    routes to the side not taken (the additive identity, so sums of its tangents stay exact)."""
+    return -0.0 if type(side) is float and side == 0.0 and np.signbit(side) else 0.0
 
 
 @ew.astype.def_jvp

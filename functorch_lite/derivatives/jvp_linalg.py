@@ -217,6 +217,23 @@ def svd_jvp(primals, tangents, full_matrices=True):
     return (u, s, vh), (du, fit(ds, s), _mT(ew.conj(dv)))
 
 
+@la.eigvalsh.def_jvp
+def eigvalsh_jvp(primals, tangents, UPLO="L"):
+    """eigh's dw; under a derivative the values come from eigh too (one decomposition)."""
+    (w, _), (dw, _) = eigh_jvp(primals, tangents, UPLO)
+    return w, dw
+
+
+@la.svdvals.def_jvp
+def svdvals_jvp(primals, tangents):
+    """ds = Re diag(U^H dA V), from the reduced svd (which gives the values too)."""
+    a, = primals
+    ta, = tangents
+    u, s, vh = la.svd(a, full_matrices=False)
+    proj = la.matmul(la.matmul(_mT(ew.conj(u)), ta), _mT(ew.conj(vh)))
+    return s, fit(ew.real(fnp.diagonal(proj, axis1=-2, axis2=-1)), s)
+
+
 @la.qr.def_jvp
 def qr_jvp(primals, tangents, mode="reduced"):
     """Reduced QR of a tall (m >= n) matrix: with C = Q^H dA R^-1 and W the skew-Hermitian

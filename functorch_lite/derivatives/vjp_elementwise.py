@@ -83,6 +83,7 @@ defvjp(ew.divide, lambda g, o, x, y: div(g, y), lambda g, o, x, y: neg(mul(g, di
 defvjp(ew.power, _power_base, lambda g, o, x, y: mul(g, partials.power_exponent(x, o)))
 defvjp(ew.remainder, lambda g, o, x, y: g,
        lambda g, o, x, y: neg(mul(g, ew.floor(div(x, y)))))
+defvjp(ew.fmod, lambda g, o, x, y: g, lambda g, o, x, y: neg(mul(g, ew.trunc(div(x, y)))))
 for _op, _share in ((ew.maximum, partials.max_share), (ew.minimum, partials.min_share),
                    (ew.fmax, partials.fmax_share), (ew.fmin, partials.fmin_share)):
     defvjp(_op, _weighted(_share), _swapped(_share))
@@ -100,3 +101,7 @@ defvjp(ew.copysign, lambda g, o, x, y: mul(g, mul(ew.sign(x), ew.copysign(1.0, y
 # -- ternary: where weighs the cotangent by 1 for the branch it chose, 0 for the other --
 defvjp(ew.where, None, lambda g, o, c, x, y: mul(g, partials.truth(c)),
        lambda g, o, c, x, y: mul(g, ew.logical_not(c)))
+# select routes the cotangent: the side not taken gets -0.0, the additive identity, so a sum of
+# the cotangents of cond's branches is bit for bit the taken branch's (its sign of zero too)
+defvjp(ew.select, None, lambda g, o, c, x, y: ew.select(c, g, -0.0),
+       lambda g, o, c, x, y: ew.select(c, -0.0, g))

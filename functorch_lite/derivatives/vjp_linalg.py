@@ -292,6 +292,18 @@ def _svd_vjp(ct, primals, out, full_matrices=True):
     return (ew.add(total, la.matmul(c(u), la.matmul(gd, c(vh)))),)
 
 
+def _eigvalsh_fwd(a, UPLO="L"):
+    """eigvalsh keeping eigh's vectors for its vjp (the values then come from eigh too)."""
+    w, v = la.eigh(a, UPLO=UPLO)
+    return w, (w, v)
+
+
+def _svdvals_fwd(a):
+    """svdvals keeping the reduced svd's vectors for its vjp (the values then come from it)."""
+    u, s, vh = la.svd(a, full_matrices=False)
+    return s, (u, s, vh)
+
+
 def _qr_vjp(ct, primals, out, mode="reduced"):
     """The transpose of qr's jvp, step by step (reduced QR of a tall or square matrix): with
     M = Qᵀ Q̄ - R̄ Rᵀ, C's cotangent is C̄ = tril(M - Mᴴ, -1) - M (+ i Im diag(M) for complex
@@ -330,4 +342,10 @@ la.slogdet.def_vjp(_slogdet_vjp)
 defvjp(la.cholesky, _cholesky_vjp)
 la.eigh.def_vjp(_eigh_vjp)
 la.svd.def_vjp(_svd_vjp)
+la.eigvalsh.def_rule("vjp_fwd", _eigvalsh_fwd)
+la.eigvalsh.def_vjp(lambda ct, primals, residuals, UPLO="L":
+                    _eigh_vjp((ct, None), primals, residuals, UPLO))
+la.svdvals.def_rule("vjp_fwd", _svdvals_fwd)
+la.svdvals.def_vjp(lambda ct, primals, residuals:
+                   _svd_vjp((None, ct, None), primals, residuals, full_matrices=False))
 la.qr.def_vjp(_qr_vjp)

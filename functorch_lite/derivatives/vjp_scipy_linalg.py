@@ -26,7 +26,7 @@ def lu_factor_vjp(ct, primals, out):
                                  unit_diagonal=False))
     abar_p = sla.solve_triangular(lu, z, lower=True, trans=1, unit_diagonal=True)   # L^-T z
     perm = sla.pivots_to_permutation(piv)
-    return (rows_permuted(abar_p, fnp.argsort(perm, axis=-1)),)
+    return (rows_permuted(abar_p, fnp.argsort(perm, axis=-1, kind="stable")),)
 
 
 @sla.expm.def_vjp

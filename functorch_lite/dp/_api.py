@@ -1,9 +1,15 @@
 """The public functions of functorch_lite.dp: per-example gradient norms, clipped sums and the
 Gaussian noise of DP-SGD."""
+import numbers
+
+import numpy as np
 import optree
 
 from .. import numpy as fnp
 from .. import random as frandom
+from ..backend import is_array
+from ..tensor import Tensor
+from ..transforms._pytree import check_function
 from ._pieces import squared_norms, weighted_sum
 from ._trace import capture, leaf_structure
 
@@ -23,15 +29,6 @@ def _size(x):
     for d in getattr(x, "shape", ()):
         n *= d
     return n
-
-
-def _batch_size(args, nums):
-    for i, a in enumerate(args):
-        if i not in nums:
-            leaves = optree.tree_leaves(a)
-            if leaves:
-                return fnp.shape(leaves[0])[0]
-    raise ValueError("no batched argument: pass the examples as the arguments not in argnums")
 
 
 def _total(sq, batch, like):
@@ -74,10 +71,11 @@ def per_example_grad_norms(loss, argnums=0, *, per_leaf=False, strict=False):
         >>> bool(np.allclose(norms, np.sqrt((per_example ** 2).sum(axis=(1, 2)))))
         True
     """
+    check_function(loss, "per_example_grad_norms")
+
     def norms_fn(*args):
-        leaves, spec, is_tuple, nums, pieces = capture(loss, argnums, args, strict,
-                                                       "per_example_grad_norms")
-        batch = _batch_size(args, nums)
+        leaves, spec, is_tuple, pieces, batch = capture(loss, argnums, args, strict,
+                                                        "per_example_grad_norms")
         sq, _ = _leaf_squared_norms(leaves, pieces)
         total = fnp.sqrt(_total(sq, batch, leaves[0]))
         if not per_leaf:
@@ -97,13 +95,17 @@ def clipped_grad_sum(loss, max_norm, argnums=0, *, strict=False):
     contraction of the kept factors weighted by each example's clipping factor). The arguments
     are those of `per_example_grad_norms`.
 
-    Per-layer clipping (Opacus's `clipping="per_layer"`): `max_norm` may be a pytree with the
-    structure of the differentiated arguments, one threshold per leaf; each leaf of each
-    example is then clipped to its own threshold, and the norms come back per leaf.
+    An example's clipping factor is min(1, C / norm), taken as 1 where norm <= C (a zero
+    gradient, or C = inf). Per-layer clipping (Opacus's `clipping="per_layer"`): `max_norm`
+    may be a pytree with exactly the structure of the differentiated arguments (thresholds are
+    matched to leaves by structure, never by position), one threshold per leaf; each leaf of
+    each example is then clipped to its own threshold, and the norms come back per leaf.
 
     Args:
         loss: loss(*args) -> a scalar, for one example.
-        max_norm: the clipping norm C > 0, or a pytree of them (per-layer clipping).
+        max_norm: the clipping norm C >= 0 (inf: no clipping, the plain sum; 0: zeros), or
+            a pytree of them with the structure of the differentiated arguments (per-layer
+            clipping). Anything else is a ValueError.
         argnums: int or tuple of ints, the differentiated (shared) arguments.
         strict: raise FallbackError instead of warning when a parameter's per-example
             gradient has to be materialized.
@@ -123,23 +125,23 @@ def clipped_grad_sum(loss, max_norm, argnums=0, *, strict=False):
         >>> bool(np.allclose(total, np.tensordot(scale, g, axes=1)))
         True
     """
+    check_function(loss, "clipped_grad_sum")
+    limits_spec, limits = _thresholds(max_norm, "clipped_grad_sum")
+
     def clipped_fn(*args):
-        leaves, spec, is_tuple, nums, pieces = capture(loss, argnums, args, strict,
-                                                       "clipped_grad_sum")
-        batch = _batch_size(args, nums)
+        leaves, spec, is_tuple, pieces, batch = capture(loss, argnums, args, strict,
+                                                        "clipped_grad_sum")
         sq, pieces = _leaf_squared_norms(leaves, pieces)
-        per_layer = not _is_number(max_norm)
+        per_layer = limits_spec is not None
         if per_layer:
-            nums_t = tuple(nums)
-            limits = optree.tree_leaves(max_norm)
-            if len(limits) != len(leaves):
-                raise ValueError(f"clipped_grad_sum: max_norm has {len(limits)} thresholds "
-                                 f"for {len(leaves)} parameter leaves (argnums {nums_t})")
+            _check_structure(limits_spec, leaf_structure(spec, leaves, is_tuple),
+                             f"the differentiated arguments (argnums={argnums!r})",
+                             "clipped_grad_sum")
         else:
-            limits = [max_norm] * len(leaves)
             total = fnp.sqrt(_total(sq, batch, leaves[0]))
         sums, norms = [], []
-        for leaf, ps, s, limit in zip(leaves, pieces, sq, limits):
+        for leaf, ps, s, limit in zip(leaves, pieces, sq,
+                                      limits if per_layer else limits * len(leaves)):
             if per_layer:
                 norm = fnp.zeros((batch,), dtype=leaf.dtype) if s is None \
                     else fnp.sqrt(s)
@@ -149,17 +151,57 @@ def clipped_grad_sum(loss, max_norm, argnums=0, *, strict=False):
             if not ps:
                 sums.append(fnp.zeros_like(leaf))
                 continue
-            c = limit / fnp.maximum(norm, limit)           # min(1, C / norm); 1 at norm 0
-            g = weighted_sum(ps, fnp.astype(c, leaf.dtype))
+            g = weighted_sum(ps, fnp.astype(_clip_factor(norm, limit), leaf.dtype))
             sums.append(fnp.astype(g, leaf.dtype))
         out = leaf_structure(spec, sums, is_tuple)
         return out, (leaf_structure(spec, norms, is_tuple) if per_layer else total)
     return clipped_fn
 
 
-def _is_number(x):
-    return isinstance(x, (int, float)) or fnp.ndim(x) == 0 and not isinstance(x, (dict, list,
-                                                                                  tuple))
+def _clip_factor(norm, limit):
+    """min(1, C / norm), taken as 1 wherever norm <= C: C = inf clips nothing (the plain sum),
+    and at C = 0 a zero gradient keeps factor 1 (it stays zero) while every other gets 0, so
+    neither 0/0 nor inf/inf is ever formed."""
+    over = norm > limit
+    return fnp.where(over, limit / fnp.where(over, norm, 1), 1)
+
+
+def _threshold(c, where, transform):
+    """One clipping threshold checked: a real number >= 0 (inf: no clipping), as a float; a
+    0-d value of a transform (a traced max_norm) passes on its dtype, its value unknown."""
+    if isinstance(c, Tensor):
+        if c.ndim == 0 and c.dtype.kind in "iuf":
+            return c
+    elif not isinstance(c, (bool, np.bool_)) and (
+            isinstance(c, numbers.Real) or is_array(c) and c.ndim == 0 and c.dtype.kind in "iuf"):
+        if float(c) >= 0:   # False for NaN
+            return float(c)
+    raise ValueError(f"{transform}: {where} must be a real number >= 0 (inf: no clipping), "
+                     f"got {c!r}; per-layer clipping takes a pytree of such numbers with the "
+                     "structure of the differentiated arguments")
+
+
+def _thresholds(max_norm, transform):
+    """max_norm checked once: (None, [C]) for one global threshold, or (its treespec, the
+    thresholds by leaf) for per-layer ones."""
+    spec = optree.tree_structure(max_norm)
+    if spec.is_leaf():
+        return None, [_threshold(max_norm, "max_norm", transform)]
+    paths, leaves, spec = optree.tree_flatten_with_path(max_norm)
+    if not leaves:
+        raise ValueError(f"{transform}: max_norm must be a real number >= 0 or a pytree of "
+                         f"them, got {max_norm!r}, which holds no threshold")
+    return spec, [_threshold(c, "max_norm" + "".join(f"[{p!r}]" for p in path), transform)
+                  for path, c in zip(paths, leaves)]
+
+
+def _check_structure(limits_spec, reference, what, transform):
+    """Per-layer thresholds are matched to leaves by structure, never by position alone."""
+    expected = optree.tree_structure(reference)
+    if limits_spec != expected:
+        raise ValueError(f"{transform}: a per-layer max_norm must have the structure of {what}, "
+                         f"{expected}; got {limits_spec}. Give one threshold per leaf in that "
+                         "structure, or one number for a global norm")
 
 
 def add_noise(key, clipped_sum, noise_multiplier, max_norm):
@@ -173,7 +215,8 @@ def add_noise(key, clipped_sum, noise_multiplier, max_norm):
         key: a key of functorch_lite.random; one split per leaf.
         clipped_sum: the sum from clipped_grad_sum (any pytree of arrays).
         noise_multiplier: sigma, the noise's standard deviation in units of C.
-        max_norm: the clipping norm C, or the pytree of per-layer thresholds.
+        max_norm: the finite clipping norm C >= 0 the sum was clipped to, or the pytree of
+            per-layer thresholds (clipped_sum's structure).
 
     Returns:
         The noisy sum, with clipped_sum's structure and dtypes.
@@ -184,7 +227,13 @@ def add_noise(key, clipped_sum, noise_multiplier, max_norm):
         >>> noisy["w"].shape
         (4,)
     """
-    limits = [max_norm] if _is_number(max_norm) else optree.tree_leaves(max_norm)
+    limits_spec, limits = _thresholds(max_norm, "add_noise")
+    if limits_spec is not None:
+        _check_structure(limits_spec, clipped_sum, "clipped_sum", "add_noise")
+    if any(not isinstance(c, Tensor) and c == np.inf for c in limits):
+        raise ValueError("add_noise: max_norm=inf (no clipping) bounds no example's "
+                         "contribution, so no noise scale makes the sum private; pass the "
+                         "finite max_norm the sum was clipped to")
     sensitivity = fnp.sqrt(sum(fnp.square(fnp.asarray(c, dtype=float)) for c in limits))
     leaves, spec = optree.tree_flatten(clipped_sum)
     keys = frandom.split(key, len(leaves)) if leaves else []

@@ -26,6 +26,8 @@ the examples on axis 0; the pieces' shapes and kinds stay on the Python side.
 """
 import warnings
 
+import optree
+
 from .. import numpy as fnp
 from ..batching_rules.fallback import PerformanceWarning
 from ..interpreter import stack
@@ -177,10 +179,43 @@ def _replay_backward(node, replay, ct, views, pieces, vmap_level, strict):
     return cts[:len(node.primals)]
 
 
+def examples(args, nums, argnums, transform):
+    """The number of examples: axis 0 of every leaf of the arguments not in argnums, checked
+    here so that a mistake is told in dp's terms (the user's argument positions; dp has no
+    in_dims or axis_size, which vmap's own errors would suggest)."""
+    sizes = []
+    for i, a in enumerate(args):
+        if i in nums:
+            continue
+        paths, leaves, _ = optree.tree_flatten_with_path(a)
+        for path, leaf in zip(paths, leaves):
+            name = f"argument {i}" + "".join(f"[{p!r}]" for p in path)
+            shape = getattr(leaf, "shape", None)
+            if not shape:
+                what = "a 0-d array" if shape is not None else f"a {type(leaf).__name__}"
+                raise ValueError(
+                    f"{transform}: {name} is {what}, but every argument not in "
+                    f"argnums={argnums!r} carries the examples on its axis 0; pass a value "
+                    "shared by every example through the loss instead (functools.partial("
+                    "loss, value=...) or a closure)")
+            sizes.append((name, shape[0]))
+    if not sizes:
+        raise ValueError(f"{transform}: no per-example argument: every argument is in "
+                         f"argnums={argnums!r}; pass the examples as the arguments not in "
+                         "argnums, with the examples on axis 0 (loss(params, x, y) with "
+                         "argnums=0)")
+    if len({n for _, n in sizes}) > 1:
+        raise ValueError(f"{transform}: the arguments not in argnums={argnums!r} hold "
+                         "different numbers of examples on axis 0: "
+                         + ", ".join(f"{name} has {n}" for name, n in sizes))
+    return sizes[0][1]
+
+
 def capture(loss, argnums, args, strict, transform):
-    """(leaves, treespec, is_tuple, pieces by leaf with batched arrays). See Note [the capture
-    pass]."""
+    """(leaves, treespec, is_tuple, pieces by leaf with batched arrays, the number of
+    examples). See Note [the capture pass]."""
     nums, is_tuple = normalize_argnums(argnums, len(args), transform)
+    batch = examples(args, nums, argnums, transform)
     leaves, spec = flatten_diff_args(args, nums, transform)
     others = [a for i, a in enumerate(args) if i not in nums]
     meta = []
@@ -212,7 +247,7 @@ def capture(loss, argnums, args, strict, transform):
     for ps, arrs in zip(pieces, arrays):
         for p, a in zip(ps, arrs):
             p.arrays = a
-    return leaves, spec, is_tuple, nums, pieces
+    return leaves, spec, is_tuple, pieces, batch
 
 
 def leaf_structure(spec, values, is_tuple):

@@ -31,7 +31,7 @@ from .fuse import fusion_groups
 from .simplify import simplify
 from .trace import PYTHON_SCALARS, trace
 from .xla import compile_xla, is_jax_array, resolve_backend, to_jax
-from ..transforms._pytree import fresh_outputs, refuse_array_subclass
+from ..transforms._pytree import check_function, fresh_outputs, refuse_array_subclass
 
 PASSES = (simplify, fold_constants, eliminate_common_subexpressions, eliminate_dead_code)
 """The passes run on every traced program, in order (see each module's docstring)."""
@@ -220,6 +220,7 @@ class Jitted:
 
     def __init__(self, f, static_argnums, static_argnames, max_retraces, cache_size,
                  backend=None):
+        check_function(f, "ft.jit")
         functools.update_wrapper(self, f)
         self.f = f
         self.backend = resolve_backend(backend)
@@ -511,6 +512,7 @@ def make_graph(f, *, static_argnums=(), static_argnames=()):
         >>> g.groups[0].ops
         ('sin', 'multiply')
     """
+    check_function(f, "ft.make_graph")
     jitted = Jitted(f, static_argnums, static_argnames, max_retraces=1 << 30, cache_size=1)
 
     def graph(*args, **kwargs):

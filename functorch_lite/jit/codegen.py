@@ -16,7 +16,8 @@ input, a constant or another output (a view of one, an input returned as is, a v
 returned twice) is copied, so writing into a result never changes an argument, a later result
 or another output; a view of an intermediate no other output shares (a transposed product) is
 returned as is, as eager code returns it. A weak Var (Python scalar arithmetic) is made a Python
-scalar again (`.item()`).
+scalar again (`.item()`, unless the op returned one), and any other 0-d output the NumPy scalar or
+0-d array the eager call gives (Note [output types] in trace.py).
 
 On a device module each fusion group (fuse.py) becomes one generated function of xp ufunc calls
 wrapped with `xp.fuse`, called once (`v8, v9 = g0(v6, v0)`): cupy.fuse compiles it into one
@@ -36,6 +37,12 @@ from .ir import Const, Var
 from .simplify import diagonal_product
 
 
+def _python_scalar(value):
+    """A weak Var's value: NumPy's scalar result made a Python scalar again (an op that
+    returns its Python-scalar operand, stop_gradient, returns one already)."""
+    return value.item() if hasattr(value, "item") else value
+
+
 class StaleShape(Exception):
     """A value-dependent shape differs from the traced one: the program must be traced again."""
 
@@ -49,7 +56,7 @@ def generate(program, xp, single=False, moved=()):
     """The program as a function of its inputs returning the list of its outputs (the output
     itself when `single`). The inputs whose Var ids are in `moved` (NumPy arrays beside device
     arrays) are moved to `xp` on entry."""
-    scope, consts = {"StaleShape": StaleShape}, {}
+    scope, consts = {"StaleShape": StaleShape, "python_scalar": _python_scalar}, {}
 
     def name(atom):
         if isinstance(atom, Var):
@@ -66,9 +73,10 @@ def generate(program, xp, single=False, moved=()):
         if eqn.op.multiple_results:
             outs += ","
         args = [name(a) for a in eqn.ins] + ([f"out=v{out.id}"] if out is not None else [])
-        line = f"    {outs} = k{i}({', '.join(args)})"
+        call = f"k{i}({', '.join(args)})"
         if eqn.outs[0].weak and not eqn.op.multiple_results:   # (a loop returns its own)
-            line += ".item()"
+            call = f"python_scalar({call})"
+        line = f"    {outs} = {call}"
         return [line] + [f"    if v{v.id}.shape != {v.shape!r}: raise StaleShape"
                          for v in eqn.outs if eqn.guard]
 
@@ -96,6 +104,7 @@ def generate(program, xp, single=False, moved=()):
                 lines += call(node, program.eqns[node])
             lines += dying[k]
     results = []
+    scalars = program.scalars or [None] * len(program.outputs)
     for k, (atom, how) in enumerate(zip(program.outputs, output_copies(program))):
         text = name(atom)
         if how is COPY:
@@ -103,6 +112,8 @@ def generate(program, xp, single=False, moved=()):
         elif how:   # a value that may view or be one of `how`: new memory is returned as is
             alike = "".join(f" and {text} is not {name(a)}" for a in how if a is not None)
             text = f"({text} if {text}.base is None{alike} else {text}.copy())"
+        if scalars[k] is not None and atom.shape == ():   # Note [output types] in trace.py
+            text = f"{text}[()]" if scalars[k] else f"xp.asarray({text})"
         results.append(text)
     lines.append(f"    return {results[0]}" if single else f"    return [{', '.join(results)}]")
     source = "\n\n".join(fused + ["\n".join(lines)])

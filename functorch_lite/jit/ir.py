@@ -87,20 +87,24 @@ class Eqn:
 
 
 class Program:
-    """inputs -> eqns -> outputs; `out_tree` rebuilds the function's output pytree."""
+    """inputs -> eqns -> outputs; `out_tree` rebuilds the function's output pytree. `scalars`
+    says per output whether the eager value is a NumPy scalar (True) or an array (False), which
+    the backends return each 0-d output as (Note [output types] in trace.py); None for a loop
+    body, whose outputs are carries."""
 
-    def __init__(self, inputs, eqns, outputs, out_tree=None, input_names=None):
+    def __init__(self, inputs, eqns, outputs, out_tree=None, input_names=None, scalars=None):
         self.inputs = list(inputs)
         self.eqns = list(eqns)
         self.outputs = list(outputs)
         self.out_tree = out_tree
         self.input_names = input_names
+        self.scalars = scalars
 
     def replace(self, eqns=None, outputs=None):
         """A copy with new equations and/or outputs (passes never mutate their input)."""
         return Program(self.inputs, self.eqns if eqns is None else eqns,
                        self.outputs if outputs is None else outputs, self.out_tree,
-                       self.input_names)
+                       self.input_names, self.scalars)
 
     def evaluate(self, *args):
         """Run the program equation by equation (the reference the generated code must match)."""
@@ -160,11 +164,13 @@ def _short(p):
 
 class LoopInfo:
     """What a backend needs to compile a loop equation (jit/loops.py) as a loop of its own, set
-    as the equation's `op.loop`: its kind ("scan", "fori_loop" or "while_loop"), its body (and
-    a while_loop's predicate, `cond`) as traced bodies (`.program`, `.captured`), and how many
-    carry (`nc`) and xs (`nx`) leaves lead its operands; the captured values follow them."""
+    as the equation's `op.loop`: its kind ("scan", "fori_loop", "while_loop" or "switch"),
+    its body (and a while_loop's predicate, `cond`; a switch's `branches`, None for one not
+    traced) as traced bodies (`.program`, `.captured`), and how many carry (`nc`) and xs (`nx`)
+    leaves lead its operands; the captured values follow them."""
 
-    __slots__ = ("kind", "body", "cond", "nc", "nx")
+    __slots__ = ("kind", "body", "cond", "nc", "nx", "branches")
 
-    def __init__(self, kind, body, cond=None, nc=0, nx=0):
+    def __init__(self, kind, body, cond=None, nc=0, nx=0, branches=()):
         self.kind, self.body, self.cond, self.nc, self.nx = kind, body, cond, nc, nx
+        self.branches = branches

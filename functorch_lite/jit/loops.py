@@ -22,11 +22,13 @@ loop of its transformed body one level down, until the trace records one loop eq
 call as the one op it is, never its inlined primal body, so a transform above still sees its
 rule.
 
-Python numbers keep their weak typing: a Python number in the carry (and fori_loop's index) is
-traced as a weak Var, so the body promotes it as eager NumPy does, Python arithmetic on it stays
-a Python number in the compiled body too, and a carry that is a Python number must come out of
-the body as one (as it does eagerly when only Python operators touch it) unless every value has
-a default dtype, where a Python number and a NumPy scalar promote alike.
+Python numbers keep their weak typing: a Python number in the carry (and fori_loop's index),
+a literal of the code or a jitted function's Python-number argument (a weak Var of the
+enclosing trace, under the transforms or not), is traced as a weak Var of the body, so the body
+promotes it as eager NumPy does, Python arithmetic on it stays a Python number in the compiled
+body too, and a carry that is a Python number must come out of the body as one (as it does
+eagerly when only Python operators touch it) unless every value has a default dtype, where a
+Python number and a NumPy scalar promote alike.
 
 The loop falls back to being recorded step by step (lax.py's Python loops) when the body cannot
 be traced on its own: Python control flow or a conversion on a value that changes between
@@ -43,6 +45,7 @@ from ..dispatch import Op
 from ..interpreter import stack
 from ..tensor import Tensor, TransformTensor
 from .ir import Const, LoopInfo, Program, Var
+from .codegen import StaleShape
 from .trace import PYTHON_SCALARS, TraceInterpreter, TraceTensor, TracerConversionError
 from ..transforms import loop_rules
 
@@ -181,11 +184,13 @@ class _Body:
 def _carry_operands(leaves):
     """(trace-time values, avals) of the carry leaves. A Python number is traced as itself, a
     weak Var, so the body promotes it as eager code does (NEP 50) and Python arithmetic keeps it
-    a Python number; the compiled body gets and returns it as one."""
+    a Python number; the compiled body gets and returns it as one. So is a weak value of an
+    enclosing trace (a jitted function's Python-number argument): its sample is the Python
+    number it stands for."""
     values, avals = [], []
     for x in leaves:
-        weak = type(x) in PYTHON_SCALARS
-        v = x if weak else _sample(x)
+        v = _sample(x)
+        weak = type(v) in PYTHON_SCALARS
         values.append(v)
         avals.append((tuple(np.shape(v)), np.dtype(type(v)) if weak else np.dtype(v.dtype),
                       weak))
@@ -370,6 +375,63 @@ def while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body):
     return init_spec.unflatten(list(outs))
 
 
+# Note [compiled branches]
+# ------------------------
+# A cond or switch whose predicate is traced, called while an ft.jit trace is the top of the
+# level stack, becomes one equation that runs only the branch each call takes, as eager code
+# does: the other branches' errors (inv of a singular matrix, an index out of range) and
+# non-finite values never happen. Each branch is traced into a closed program of its own
+# (as a loop body: the operands, then the enclosing values it reads); the equation's operands
+# are the index, the operands and every branch's captured values. Tracing runs kernels on
+# the values of the call being traced, where only one branch is taken: another branch that
+# raises there (not a TypeError) is left untraced, and a later call that takes it traces
+# again (a StaleShape, like a value-dependent shape; the XLA backend raises the same guard).
+# Branches whose outputs differ in structure, shape or dtype, that return a Python number or a
+# constant, or that cannot be traced on their own, are recorded as every branch and a select
+# (lax.py).
+
+
+def switch(index, branches, operands):
+    """lax.switch (cond: branches (false_fun, true_fun), index the pred) with a traced index,
+    already clipped, as one equation running only the branch taken, or None (Note [compiled
+    branches])."""
+    leaves, spec = optree.tree_flatten(operands, none_is_leaf=True)
+    values, _ = _carry_operands(leaves)
+    taken = concrete_max(index)
+    bodies, out_specs = [], []
+    for k, fun in enumerate(branches):
+        def flat(*xs, fun=fun):
+            out, out_spec = optree.tree_flatten(fun(*spec.unflatten(xs)), none_is_leaf=True)
+            out_specs.append(out_spec)
+            return out
+        try:
+            bodies.append(_Body(flat, values, ["operand"] * len(leaves)))
+        except TypeError:
+            return None
+        except Exception:   # an error of the branch not taken, on this call's values
+            if k == taken:
+                raise
+            bodies.append(None)
+    traced = [b for b in bodies if b is not None]
+    avals = {tuple((a.shape, a.dtype) for a in b.outputs) for b in traced}
+    if (len(set(out_specs)) > 1 or len(avals) > 1
+            or any(a.weak or isinstance(a, Const) for b in traced for a in b.outputs)):
+        return None   # (a Python number or a constant out of a branch: recorded as a select)
+    n = len(leaves)
+    offsets = np.cumsum([n] + [len(b.captured) if b else 0 for b in bodies]).tolist()
+
+    def kernel(xp, index, *ops):
+        k = int(index)
+        if bodies[k] is None:
+            raise StaleShape   # a branch that could not be traced: trace this call again
+        return _fresh(bodies[k].compiled(xp)(*ops[:n], *ops[offsets[k]:offsets[k + 1]]), ops)
+
+    op = Op(f"switch[{', '.join(_name(f) for f in branches)}]", kernel, multiple_results=True)
+    op.loop = LoopInfo("switch", None, nc=n, branches=tuple(bodies))
+    captured = [c for b in traced for c in b.captured]
+    return out_specs[0].unflatten(list(op(index, *leaves, *captured)))
+
+
 def checkpointed_call(fun, args, kwargs, name):
     """A checkpointed function called while a loop body is traced under a transform: `fun` as
     one op of the body (its rules recompute it, transforms/loop_rules.py), so that reverse
@@ -393,6 +455,17 @@ def checkpointed_call(fun, args, kwargs, name):
             multiple_results=True)
     loop_rules.checkpoint_rules(op, body)
     return out_spec[0].unflatten(list(op(*operands, *body.captured)))
+
+
+def closed(fn, leaves):
+    """`fn` (of flat leaves, returning flat leaves) traced into a closed program whose inputs
+    are `leaves` followed by the values of the running transforms it reads (`.captured`), or
+    None when it cannot be traced on its own (lax.py's Note [branches and their
+    derivatives]). Works with no ft.jit running too."""
+    try:
+        return _Body(fn, [_sample(x) for x in leaves], ["operand"] * len(leaves))
+    except Exception:   # reading a value in Python, an error of fn on the sample: fn runs
+        return None     # as it is, and raises its own errors there
 
 
 def _traced(fn, in_values, names):

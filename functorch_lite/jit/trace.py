@@ -6,7 +6,22 @@ traced function sits above it and lowers to the primitives it records: no rule k
 tracing. Tracing runs the kernels on the real argument values, so every Var knows its shape and
 dtype; Python code that reads a traced *value* (`if x > 0`, `float(x)`) is refused, because the
 replayed program would not run that Python again.
+
+Note [output types]
+-------------------
+A jitted call returns each result as the Python type the eager call gives it. A 0-d result is
+a NumPy scalar where NumPy makes one (ufuncs, reductions, `x[i]`) and a 0-d array where eager
+code has one (`x.copy()`, `x.reshape(())`, and every 0-d result of a transform or a lax loop,
+which `as_plain` makes an array). Tracing runs the eager code on the real values, so each
+traced value has the eager type, `as_plain` included: on a TraceTensor it gives one standing
+for the 0-d array (`as_array`). The program records per output whether its traced value is a
+NumPy scalar (Program.scalars), and every backend returns each 0-d output as that type, whatever
+its kernels give when replayed (a kernel fed a NumPy scalar where the trace had a 0-d array
+gives a scalar). Within the program the two kinds compute alike: NumPy scalars and 0-d arrays
+are both strongly typed (NEP 50); only Python scalars are weak, and those are weak Vars.
 """
+import sys
+
 import numpy as np
 import optree
 
@@ -54,6 +69,14 @@ class TraceTensor(TransformTensor):
     def dtype(self):
         return self.var.dtype
 
+    def as_array(self):
+        """This value as the transforms return it: where the traced value is a NumPy scalar, a
+        TraceTensor of the same Var standing for the 0-d array eager code has (Note [output
+        types])."""
+        if isinstance(self.value, np.generic):
+            return TraceTensor(np.asarray(self.value), self.var, self._interpreter)
+        return self
+
 
 def _python_operator(name):
     """TraceTensor's operator `name`: on Python scalar arguments (weak Vars) and Python scalars
@@ -81,6 +104,40 @@ for _dunder in ("__neg__", "__pos__", "__abs__"):
     setattr(TraceTensor, _dunder, _python_operator(_dunder))
 
 
+_CONVERTERS = {Tensor.__module__, __name__}   # modules whose frames convert a value for a caller
+
+
+def _in_place_operator(symbol):
+    """TraceTensor's `x op= y`. Note [augmented assignment under ft.jit]: eager NumPy writes
+    into an array in place, keeping its dtype and shape, and every name and view of it (the
+    caller's array, when it is an argument) sees the change; the compiled program cannot
+    replay a write that others see, and rebinding instead would silently differ, so it is
+    refused. A Python or NumPy scalar is immutable: `x op= y` rebinds it eagerly, and does here
+    (NotImplemented: Python falls back to `x = x op y`). Transform wrappers (vmap, grad) have
+    no in-place operators: there `x op= y` rebinds, as for JAX arrays, and the caller's array
+    is never written."""
+    def operator(self, other):
+        if isinstance(self.value, (np.generic, *PYTHON_SCALARS)):
+            return NotImplemented
+        interp = self._interpreter
+        arg = [n for v, n in zip(interp.inputs, interp.input_names) if v is self.var]
+        what = (f"x is {arg[0]}: the caller's array changes" if arg else
+                "every other name and view of the array sees the change")
+        raise TypeError(
+            f"ft.jit: `x {symbol}= ...` on a traced array writes into it in place, as NumPy "
+            f"does eagerly ({what}), which the compiled program cannot replay. Write the "
+            f"functional form and return the new value: `x = x {symbol} ...` (an optimizer "
+            "step: `w = w - lr * g; return w`); on a Python or NumPy scalar `x "
+            f"{symbol}= ...` rebinds, as eagerly, and is accepted")
+    return operator
+
+
+for _name, _symbol in (("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"),
+                       ("floordiv", "//"), ("mod", "%"), ("pow", "**"), ("matmul", "@"),
+                       ("and", "&"), ("or", "|"), ("xor", "^")):
+    setattr(TraceTensor, f"__i{_name}__", _in_place_operator(_symbol))
+
+
 class TraceInterpreter(Interpreter):
     """Records each op applied to its TraceTensors as an Eqn. See Note [the jit program]."""
 
@@ -96,6 +153,8 @@ class TraceInterpreter(Interpreter):
         self.snapshots = {}  # id(array) -> (array, its copy): Note [captured constants]
         self.memory = {}     # id(array owning memory) -> (it, (copy of its bytes, offset))
         self.python_arithmetic = False  # a Python operator on Python scalars is running
+        self.refused = None  # (the last TracerConversionError, the frame and instruction that
+                             # converted): Note [conversions NumPy swallows]
 
     def new_var(self, value):
         if type(value) in PYTHON_SCALARS:   # a weak Var: NumPy's default dtype for its type
@@ -200,7 +259,7 @@ class TraceInterpreter(Interpreter):
                 "float": "a Python float", "complex": "a Python complex",
                 "index": "an index", "array": "a raw array"}[kind]
         names = ", ".join(self._sources(tensor.var)) or "no argument (a constant)"
-        raise TracerConversionError(
+        error = TracerConversionError(
             f"ft.jit: cannot convert a traced value of shape {tensor.shape} to {what} while "
             f"tracing; it depends on {names}. The compiled program replays array operations "
             "only, so Python control flow on values cannot be recorded: mark the argument "
@@ -208,6 +267,32 @@ class TraceInterpreter(Interpreter):
             + ("; functions whose result shape depends on values (nonzero, argwhere, "
                "unique) cannot be compiled: select with fnp.where or a boolean mask x[mask] "
                "(whose shape ft.jit checks on every call)" if kind == "array" else ""))
+        frame = sys._getframe(1)
+        while frame.f_globals.get("__name__") in _CONVERTERS:
+            frame = frame.f_back
+        self.refused = (error, frame, frame.f_lasti)
+        raise error
+
+    def __exit__(self, kind, err, tb):
+        """Note [conversions NumPy swallows]
+        ------------------------------------
+        NumPy's C shape converter (np.zeros(n), np.ones, np.empty, np.full, np.ndarray,
+        np.random's size=) catches the TypeError a traced `n` raises on __index__ and raises
+        its own "expected a sequence of integers". When the TypeError leaving the trace was
+        raised by the very call (frame and instruction) whose conversion was refused, that
+        refusal is what the user needs: it is raised in its place."""
+        super().__exit__(kind, err, tb)
+        refused, self.refused = self.refused, None
+        if refused is None or not isinstance(err, TypeError) or err is refused[0]:
+            return False
+        site = tb
+        while tb.tb_next is not None:   # the innermost entry of Python code (Cython's, as
+            tb = tb.tb_next             # np.random.Generator's, adds entries of its own)
+            if not tb.tb_frame.f_code.co_filename.endswith(".pyx"):
+                site = tb
+        if site.tb_frame is refused[1] and site.tb_lasti == refused[2]:
+            raise refused[0].with_traceback(err.__traceback__) from None
+        return False
 
     def _sources(self, var):
         """Names of the inputs `var` depends on (walks the equations backwards)."""
@@ -232,11 +317,14 @@ def trace(f, leaves, dynamic, rebuild, input_names):
         del wrapped, args, kwargs
     out_leaves, out_tree = optree.tree_flatten(out)
     atoms, values = _outputs(out_leaves, interp)
-    return Program(interp.inputs, interp.eqns, atoms, out_tree, input_names), values
+    scalars = [None if a.weak or isinstance(a, Const) else isinstance(v, np.generic)
+               for a, v in zip(atoms, values)]
+    return Program(interp.inputs, interp.eqns, atoms, out_tree, input_names, scalars), values
 
 
 def _outputs(leaves, interp):
-    """The output atoms and the tracing run's output values (a constant output copied)."""
+    """The output atoms and the tracing run's output values (a constant output copied), whose
+    Python types are the eager call's (Note [output types])."""
     atoms, values = [], []
     for x in leaves:
         if type(x) is TraceTensor and x._interpreter is interp:

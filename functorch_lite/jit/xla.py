@@ -141,8 +141,9 @@ class XlaFunction:
             self.consts = [jax.device_put(v) for v in big_values]
         self.computed = [isinstance(a, Var) for a in program.outputs]
         self.nouts = sum(self.computed)
-        self._converts = [_jax_converter(a) if on_jax else _converter(a)
-                          for a in program.outputs]
+        scalars = program.scalars or [None] * len(program.outputs)
+        self._converts = [_jax_converter(a) if on_jax else _converter(a, scalar)
+                          for a, scalar in zip(program.outputs, scalars)]
         self._x64 = _x64_switch(jax)
 
     @property
@@ -240,19 +241,21 @@ def _uniform(value):
     return bool((bits == bits[0]).all())   # bit for bit: -0.0 is not 0.0
 
 
-def _converter(atom):
+def _converter(atom, scalar):
     """How one output of the compiled function becomes a result: a computed array is copied
     out of XLA's buffer (np.asarray of it is a read-only view) into a fresh writable array (of
     the traced byte order: a view of a big-endian argument is big-endian, as eagerly); a 0-d
-    one becomes a NumPy scalar (as ufuncs and reductions give), a weak one a Python scalar; a
-    constant output is copied, so a caller writing into one changes no later call's result
-    (as codegen does)."""
+    one becomes a NumPy scalar where the eager call gives one (`scalar`, Note [output types] in
+    trace.py), a weak one a Python scalar; a constant output is copied, so a caller writing into
+    one changes no later call's result (as codegen does)."""
     if isinstance(atom, Const):
         value = atom.value
+        if scalar is not None and atom.shape == ():
+            return (lambda _: np.asarray(value)[()]) if scalar else (lambda _: np.array(value))
         return (lambda _: value.copy()) if hasattr(value, "copy") else (lambda _: value)
     if atom.weak:
         return lambda out: np.asarray(out).item()
-    if atom.shape == ():
+    if atom.shape == () and scalar is not False:
         return lambda out: np.asarray(out)[()]
     if atom.dtype is not None and not atom.dtype.isnative:
         return lambda out: np.asarray(out).astype(atom.dtype)
@@ -318,7 +321,7 @@ def _programs(program, bodies):
     yield program
     for eqn in program.eqns:
         loop = getattr(eqn.op, "loop", None)
-        for body in (loop.body, loop.cond) if loop is not None else ():
+        for body in (loop.body, loop.cond, *loop.branches) if loop is not None else ():
             if body is not None and id(body) not in bodies:
                 bodies[id(body)] = (body, body.optimized())
                 yield from _programs(bodies[id(body)][1], bodies)

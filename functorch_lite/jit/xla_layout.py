@@ -253,7 +253,7 @@ def _base(x):
     return x.base if isinstance(x, Permuted) else x
 
 
-ELEMENTWISE = (*UFUNCS, "where", "astype", "stop_gradient", "copy")
+ELEMENTWISE = (*UFUNCS, "where", "lax_select", "astype", "stop_gradient", "copy")
 """Ops whose every result element reads the operands' elements at its own index."""
 
 LAZY = {name: _elementwise(LOWERINGS[name]) for name in ELEMENTWISE}

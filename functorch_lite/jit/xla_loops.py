@@ -104,7 +104,37 @@ def _while_loop(ctx, eqn, ins):
     return tuple(carry)
 
 
-_LOWERINGS = {"scan": _scan, "fori_loop": _fori_loop, "while_loop": _while_loop}
+def _switch(ctx, eqn, ins):
+    """jax.lax.switch over the branches' programs (jit/loops.py's Note [compiled branches]).
+    A branch left untraced gives zeros and raises the guard, so the call traces again; the
+    flags the branches raise are reported as a loop's are."""
+    loop = eqn.op.loop
+    n = loop.nc
+    index, operands, rest = ins[0], list(ins[1:n + 1]), list(ins[n + 1:])
+    flags, captured = _Flags(ctx), []
+    for body in loop.branches:
+        k = len(ctx.program_of(body).inputs) - n if body is not None else 0
+        captured.append(rest[:k])
+        rest = rest[k:]
+    zeros = [jnp.zeros(v.shape, v.dtype) for v in eqn.outs]
+
+    def branch(body, extra):
+        def run(ops):
+            if body is None:
+                return _cast(zeros, eqn.outs), (flags.initial[0], jnp.ones((), bool))
+            outs, f = flags.run(body, [*ops, *extra], flags.initial)
+            return _cast(outs, eqn.outs), f
+        return run
+    if any(b is None for b in loop.branches):
+        flags.raised[1] = True
+    outs, f = lax.switch(jnp.asarray(index, jnp.int32),
+                         [branch(b, c) for b, c in zip(loop.branches, captured)], operands)
+    flags.report(f)
+    return tuple(outs)
+
+
+_LOWERINGS = {"scan": _scan, "fori_loop": _fori_loop, "while_loop": _while_loop,
+              "switch": _switch}
 
 
 def _cast(values, atoms):

@@ -39,8 +39,8 @@ UFUNCS = (
     "sqrt", "cbrt", "square", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
     "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "real", "imag", "conj", "sign",
     "floor", "ceil", "rint", "trunc", "isnan", "isinf", "isfinite", "logical_not", "add",
-    "subtract", "multiply", "divide", "power", "remainder", "maximum", "minimum", "fmax", "fmin",
-    "arctan2", "hypot", "logaddexp", "logaddexp2", "copysign", "floor_divide", "equal",
+    "subtract", "multiply", "divide", "power", "remainder", "fmod", "maximum", "minimum", "fmax",
+    "fmin", "arctan2", "hypot", "logaddexp", "logaddexp2", "copysign", "floor_divide", "equal",
     "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
     "logical_xor")
 """Ops whose kernel is the array module's function of the same name: jax.numpy's here."""
@@ -72,7 +72,18 @@ def _promote(*args):
     if len({a.dtype for a in arrays}) < 2:
         return args
     dtype = np.result_type(*[a if not hasattr(a, "dtype") else a.dtype for a in args])
-    return [jnp.asarray(a, dtype) if hasattr(a, "dtype") else a for a in args]
+    return [_cast(a, dtype) if hasattr(a, "dtype") else a for a in args]
+
+
+def _cast(a, dtype):
+    """a as dtype; a bool array made 1 or 0 by a select, not a convert: XLA rewrites
+    v * convert(b), and v / x * convert(b), into select(b, v, 0), losing the NaN, inf and -0
+    that NumPy's arithmetic keeps where b is False (a derivative's mask times a NaN, max's
+    0 / 0 at a NaN)."""
+    a, dtype = jnp.asarray(a), np.dtype(dtype)
+    if a.dtype == np.bool_ and dtype.kind in "fc":
+        return jnp.where(a, jnp.ones((), dtype), jnp.zeros((), dtype))
+    return a.astype(dtype)
 
 
 def _in_loop_dtypes(ctx, ufunc, args):
@@ -356,6 +367,14 @@ def _conv_transpose(ctx, g, w, *, input_shape, stride, padding, dilation, groups
         raise NotLowered from None
 
 
+def _argsort(ctx, x, axis=-1, kind="stable"):
+    """A stable argsort; NumPy's other kinds order ties their own way (introsort's for the
+    default "quicksort"), which only NumPy's kernel gives: it runs on the host."""
+    if kind not in ("stable", "mergesort"):
+        raise NotLowered
+    return jnp.argsort(x, axis=axis, stable=True)
+
+
 def _conv_weight_grad(ctx, x, g, *, kernel_shape, stride, padding, dilation, groups):
     shape = (g.shape[1], x.shape[1] // groups) + tuple(kernel_shape)
     dtype = jnp.result_type(x, g)
@@ -466,7 +485,8 @@ LOWERINGS.update({
     "stop_gradient": lambda ctx, x: x,
     "round": _round,
     "where": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
-    "astype": lambda ctx, x, dtype: jnp.asarray(x).astype(dtype),
+    "lax_select": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
+    "astype": lambda ctx, x, dtype: _cast(x, dtype),
     # reductions and scans
     "sum": _reduction(jnp.sum, dtype=True),
     "prod": _reduction(jnp.prod, dtype=True),
@@ -479,7 +499,7 @@ LOWERINGS.update({
     "cumsum": _cumulative(jnp.cumsum, jnp.add),
     "cumprod": _cumulative(jnp.cumprod, jnp.multiply),
     "sort": lambda ctx, x, axis=-1: jnp.sort(x, axis=axis),
-    "argsort": lambda ctx, x, axis=-1: jnp.argsort(x, axis=axis, stable=True),
+    "argsort": _argsort,
     "searchsorted": lambda ctx, a, v, side="left": jnp.searchsorted(a, v, side=side),
     # shapes
     "reshape": lambda ctx, x, shape, order="C": jnp.reshape(x, shape, order=order),
@@ -518,6 +538,12 @@ LOWERINGS.update({
     "cholesky": lambda ctx, a: jnp.linalg.cholesky(a),
     "eigh": lambda ctx, a, UPLO="L": tuple(jnp.linalg.eigh(a, UPLO=UPLO)),
     "svd": lambda ctx, a, full_matrices=True: tuple(jnp.linalg.svd(a, full_matrices)),
+    "correlate": lambda ctx, a, v, mode="valid": jnp.correlate(*_promote(a, v), mode=mode,
+                                                               precision=_HIGHEST),
+    "convolve": lambda ctx, a, v, mode="full": jnp.convolve(*_promote(a, v), mode=mode,
+                                                            precision=_HIGHEST),
+    "eigvalsh": lambda ctx, a, UPLO="L": jnp.linalg.eigvalsh(a, UPLO=UPLO),
+    "svdvals": lambda ctx, a: jnp.linalg.svd(a, compute_uv=False),
     "qr": lambda ctx, a, mode="reduced": tuple(jnp.linalg.qr(a, mode)),
     "eigvals": lambda ctx, a: jnp.linalg.eigvals(a),
     "solve_triangular": _solve_triangular,

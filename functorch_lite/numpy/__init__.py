@@ -7,7 +7,7 @@ from ..ops.elementwise import (  # noqa: F401  (primitives with NumPy's own sign
     negative, positive, abs, sign, exp, exp2, expm1, log, log2, log10, log1p, sqrt, cbrt,
     square, reciprocal, sin, cos, tan, arcsin, arccos, arctan, sinh, cosh, tanh, arcsinh,
     arccosh, arctanh, floor, ceil, rint, trunc, isnan, isinf, isfinite, logical_not, real, imag,
-    conj, add, subtract, multiply, divide, floor_divide, remainder, power, maximum, minimum,
+    conj, add, subtract, multiply, divide, floor_divide, remainder, fmod, power, maximum, minimum,
     fmax, fmin, arctan2, hypot, logaddexp, logaddexp2, copysign, equal, not_equal, less,
     less_equal, greater, greater_equal, logical_and, logical_or, logical_xor)
 from ._elementwise import (  # noqa: F401
@@ -29,7 +29,7 @@ from ._creation import (  # noqa: F401
 from ._util import shape, ndim, size  # noqa: F401
 from ._statistics import (  # noqa: F401
     average, ptp, median, quantile, percentile, nansum, nanmean, nanmax, nanmin)
-from ._matrices import diag, diagflat, kron, cross, diff, fmod  # noqa: F401
+from ._matrices import diag, diagflat, kron, cross, diff  # noqa: F401
 from ._searching import (  # noqa: F401
     searchsorted, interp, argpartition, partition, unique)
 from ._selection import select, piecewise, heaviside, isclose, allclose  # noqa: F401

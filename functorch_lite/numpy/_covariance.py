@@ -1,4 +1,6 @@
 """cov and corrcoef (as NumPy's, float64 or complex results), composites of mean and matmul."""
+import warnings
+
 import numpy as np
 
 from ..ops import elementwise as ew, linalg as la
@@ -7,12 +9,14 @@ from ._shape import atleast_2d, concatenate, diagonal, squeeze, swapaxes
 from ._util import as_operand, dtype_of, ndim, reject, shape
 
 
-def _observations(m, rowvar, dtype):
-    """m as (variables, observations) in `dtype`."""
-    x = atleast_2d(as_operand(m))
+def _observations(m, rowvar, dtype, name):
+    """m as (variables, observations) in `dtype`, transposed by NumPy's own tests: for m when
+    it is not 1-d, for y when it has more than one row."""
+    m = as_operand(m)
+    x = atleast_2d(m)
     if ndim(x) > 2:
-        raise ValueError("m has more than 2 dimensions")
-    if not rowvar and shape(x)[0] != 1:
+        raise ValueError(f"{name} has more than 2 dimensions")
+    if not rowvar and (ndim(m) != 1 if name == "m" else shape(x)[0] != 1):
         x = swapaxes(x, 0, 1)
     return x if dtype_of(x) == dtype else ew.astype(x, dtype=dtype)
 
@@ -22,8 +26,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     """As numpy.cov: the covariance matrix of the variables.
 
     The variables are the rows of m (the columns with rowvar=False), y's appended; the sum of
-    products is divided by N - 1 (N with bias=True, N - ddof with ddof). The weighted forms
-    are not supported.
+    products is scaled by 1 / (N - 1) (N with bias=True, N - ddof with ddof), computed as
+    NumPy computes it, so the values are NumPy's bit for bit (with NumPy's RuntimeWarning
+    and infinite scale when N - ddof <= 0). The weighted forms are not supported.
 
     Args:
         m: a 1-d or 2-d array (or a value under a transform).
@@ -53,15 +58,20 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if dtype is None:
         dtype = np.result_type(dtype_of(m), np.float64) if y is None else \
             np.result_type(dtype_of(m), dtype_of(as_operand(y)), np.float64)
-    x = _observations(m, rowvar, np.dtype(dtype))
+    x = _observations(m, rowvar, np.dtype(dtype), "m")
     if y is not None:
-        x = concatenate([x, _observations(y, rowvar, np.dtype(dtype))], axis=0)
+        x = concatenate([x, _observations(y, rowvar, np.dtype(dtype), "y")], axis=0)
     if ddof is None:
         ddof = 0 if bias else 1
-    n = shape(x)[1]
+    fact = shape(x)[1] - ddof
+    if fact <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        fact = 0.0
     centered = ew.subtract(x, mean(x, axis=1, keepdims=True))
     c = la.matmul(centered, ew.conj(swapaxes(centered, 0, 1)))
-    return squeeze(ew.divide(c, float(n - ddof)))
+    scaled = ew.multiply(c, np.true_divide(1, fact))   # NumPy's c *= 1 / fact: c's dtype
+    return squeeze(scaled if dtype_of(scaled) == dtype_of(c) else
+                   ew.astype(scaled, dtype=dtype_of(c)))
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):

@@ -1,11 +1,17 @@
 """Array creation. These take no wrapper operands and return plain arrays: a constant is the same
-for every example and has no derivative. `*_like` of a wrapper uses its logical shape and dtype."""
+for every example and has no derivative. `*_like` of a wrapper uses its logical shape and dtype.
+linspace is the exception: its ends may be traced, and then it is a composite (`_linspace`)."""
+import operator
+
 import numpy as np
 
 from ..backend import device_modules, module_of
-from ..ops import shape as sh
+from ..ops import elementwise as ew, reductions as red, shape as sh
 from ..tensor import Tensor
-from ._util import check_device, dtype_of, holds_wrapper, like_module, shape, xp_of
+from ._indexing import getitem
+from ._shape import broadcast_to, concatenate, expand_dims, moveaxis
+from ._util import (as_operand, check_device, dtype_of, holds_wrapper, like_module, ndim,
+                    shape, xp_of)
 
 
 def _xp(like):
@@ -94,9 +100,12 @@ def empty(shape, dtype=float, order="C", *, like=None):
 def full(shape, fill_value, dtype=None, order="C", *, like=None):
     """As numpy.full: a new array of `shape` filled with `fill_value`.
 
+    A fill value under a transform (traced, batched, differentiated) is broadcast, as in
+    JAX: the result is differentiable in it.
+
     Args:
         shape: int or tuple of ints.
-        fill_value: a concrete scalar or array broadcastable to `shape`.
+        fill_value: a scalar or array broadcastable to `shape`.
         dtype: dtype of the result (default: that of `fill_value`).
         order: 'C' or 'F' memory layout.
         like: an array whose array module (NumPy or CuPy) makes the result.
@@ -104,19 +113,28 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
     Returns:
         The filled array.
 
-    Raises:
-        TypeError: `fill_value` is a traced value (use fnp.broadcast_to instead).
-
     Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> import numpy as np, functorch_lite as ft, functorch_lite.numpy as fnp
         >>> fnp.full((2, 2), 7)
         array([[7, 7],
                [7, 7]])
+        >>> ft.grad(lambda v: fnp.full((2, 3), v).sum())(1.5)
+        array(6.)
     """
     if isinstance(fill_value, Tensor):
-        raise TypeError("full() needs a concrete fill_value; for a traced value use "
-                        "fnp.broadcast_to(value, shape)")
+        return _filled(fill_value, shape, dtype)
     return _xp(like).full(shape, fill_value, dtype=dtype, order=order)
+
+
+def _filled(fill_value, shape, dtype):
+    """A fill value of a transform broadcast to `shape` (cast to `dtype` first): full's
+    derivative in it is the broadcast's. NumPy's own full would copy it into an empty raw
+    array, which a transform cannot follow."""
+    from ._elementwise import astype
+    from ._shape import broadcast_to
+    if dtype is not None and dtype_of(fill_value) != np.dtype(dtype):
+        fill_value = astype(fill_value, dtype)
+    return broadcast_to(fill_value, shape)
 
 
 def _like(a, dtype, shape_arg, device, name):
@@ -195,9 +213,12 @@ def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """As numpy.full_like: `fill_value` with the shape and dtype of `a`.
 
+    A fill value under a transform (traced, batched, differentiated) is broadcast, as in
+    JAX: the result is differentiable in it.
+
     Args:
         a: array_like or traced value giving shape, dtype and array module.
-        fill_value: a concrete scalar.
+        fill_value: a scalar or array broadcastable to the shape.
         dtype: overrides the dtype of `a`.
         order, subok: accepted for NumPy compatibility.
         device: None, or "cpu" for a NumPy result (as NumPy; anything else is a ValueError).
@@ -212,6 +233,8 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
         array([4, 4, 4])
     """
     s, dt, xp = _like(a, dtype, shape, device, "full_like")
+    if isinstance(fill_value, Tensor):
+        return _filled(fill_value, s, dt)
     return xp.full(s, fill_value, dtype=dt)
 
 
@@ -241,6 +264,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
              like=None):
     """As numpy.linspace: `num` evenly spaced values from `start` to `stop`.
 
+    Plain ends give NumPy's own result. Traced ends (under a transform or jit) give NumPy's
+    formula in library ops, start + arange(num) * step with the last value set to stop, so
+    the values are NumPy's bit for bit and the result is differentiable and batchable in
+    start and stop (`_linspace`).
+
     Args:
         start, stop: scalars or arrays, the ends of the interval.
         num: number of values (default 50).
@@ -259,9 +287,50 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         >>> fnp.linspace(0, 1, 5)
         array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
+    if holds_wrapper(start) or holds_wrapper(stop):
+        return _linspace(start, stop, num, endpoint, retstep, dtype, axis)
     if like is None:
         return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
     return like_module(like).linspace(start, stop, num, endpoint, retstep, dtype, axis)
+
+
+def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
+    """numpy.linspace's computation, step by step in library ops (NumPy 2's function_base):
+    the dtype of the ends made inexact, delta = stop - start in it, arange(num) * step, or
+    (arange(num) / div) * delta when some step is 0 (subnormal ends), plus start, the last
+    value replaced by stop.
+
+    The ends' dtype is that of start + stop as the kernel computes it, so a Python scalar end
+    stays weak also where jit traces it (a float32 end and 1.7 give float32, as NumPy's)."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    div = num - 1 if endpoint else num
+    start, stop = as_operand(start), as_operand(stop)
+    dt = np.result_type(dtype_of(ew.add(start, stop)), 0.0)   # integers, bools: float64
+    start, stop = (ew.astype(e, dtype=dt) if hasattr(e, "dtype") else dt.type(e)
+                   for e in (start, stop))
+    delta = ew.subtract(stop, start)
+    xp = xp_of(delta)
+    y = xp.arange(0, num, dtype=dt).reshape((-1,) + (1,) * ndim(delta))
+    if div > 0:
+        step = ew.divide(delta, div)
+        y = ew.where(red.any(ew.equal(step, 0)), ew.multiply(y / div, delta),
+                     ew.multiply(y, step))
+    else:
+        step = np.nan
+        y = ew.multiply(y, delta)
+    y = ew.add(y, start)
+    if endpoint and num > 1:
+        last = expand_dims(broadcast_to(stop, shape(y)[1:]), 0)
+        y = concatenate([getitem(y, slice(None, -1)), last], axis=0)
+    if axis != 0:
+        y = moveaxis(y, 0, axis)
+    if dtype is not None and np.dtype(dtype).kind in "iu":
+        y = ew.floor(y)
+    if dtype is not None and np.dtype(dtype) != dt:
+        y = ew.astype(y, dtype=np.dtype(dtype))
+    return (y, step) if retstep else y
 
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, like=None):

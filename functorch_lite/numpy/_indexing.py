@@ -18,6 +18,8 @@ def parse_index(idx, xp=np):
         return (ARRAY,), [idx if xp is np else xp.asarray(idx)]
     if isinstance(idx, Tensor):
         return (ARRAY,), [idx]
+    if kind is str or kind is list and idx and all(type(i) is str for i in idx):
+        _refuse_field_read(idx)
     if not isinstance(idx, tuple):
         idx = (idx,)
     static, arrays = [], []
@@ -32,12 +34,24 @@ def parse_index(idx, xp=np):
                                     "use fnp.take or integer-array indexing for dynamic indices")
             static.append(item)
         else:
+            if isinstance(item, str):
+                _refuse_field_read(item)
             if isinstance(item, (list, tuple, bool, np.bool_)) or (
                     xp is not np and isinstance(item, np.ndarray)):
                 item = xp.asarray(item)
             static.append(ARRAY)
             arrays.append(item)
     return tuple(static), arrays
+
+
+def _refuse_field_read(name):
+    """A structured array's field read (s['a']) on a value of a transform: the ops compute on
+    numeric arrays only (the XLA backend has no structured dtypes at all), so the fix is the
+    user's: one array per field."""
+    raise TypeError(f"indexing by the field name {name!r} reads a field of a structured array: "
+                    "structured dtypes are not supported under transforms (vmap, grad, jvp, "
+                    "ft.jit); pass the fields as separate arrays, e.g. f(s['a'], s['b']) for a "
+                    "structured array s")
 
 
 def on_device_of(a, *data, size=None):
@@ -68,6 +82,13 @@ def getitem(a, idx):
     under vmap or ft.jit (use fnp.where there)."""
     index, arrays = parse_index(idx, xp_of(a))
     return getitem_p(a, *arrays, index=index)
+
+
+def numpy_scalar(a):
+    """a, or a[()] when it is 0-d: the NumPy scalar NumPy's own function gives for a 0-d result
+    (its last step a ufunc or a reduction). Recorded on a wrapper, so ft.jit returns that type
+    too (Note [output types] in jit/trace.py)."""
+    return getitem_p(a, index=()) if ndim(a) == 0 else a
 
 
 class _IndexUpdateRef:

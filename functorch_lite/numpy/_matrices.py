@@ -1,5 +1,5 @@
 """Array builders and differences with NumPy's signatures, composites of primitives:
-diag, diagflat, kron, cross, diff, fmod."""
+diag, diagflat, kron, cross, diff."""
 import numpy as np
 
 from ..ops import elementwise as ew
@@ -172,28 +172,3 @@ def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
         a = ew.not_equal(hi, lo) if boolean else ew.subtract(hi, lo)
     return a
 
-
-def fmod(x1, x2):
-    """As numpy.fmod: C's remainder, with the sign of the dividend x1.
-
-    remainder(x1, x2) - x2 where the two signs differ and the remainder is not 0, so the
-    derivative in x2 is -trunc(x1 / x2), as it should. A finite x1 over an infinite x2 is x1
-    (remainder would give inf - inf there).
-
-    Args:
-        x1, x2: array_like, broadcast against each other; the dividend and the divisor.
-
-    Returns:
-        An array of the broadcast shape (remainder's has the divisor's sign instead).
-
-    Examples:
-        >>> import numpy as np, functorch_lite.numpy as fnp
-        >>> fnp.fmod(np.array([-7, 7]), np.array([3, -3]))
-        array([-1,  1])
-    """
-    r = ew.remainder(x1, x2)
-    differ = ew.logical_and(ew.not_equal(r, 0), ew.not_equal(ew.less(r, 0), ew.less(x1, 0)))
-    out = ew.where(differ, ew.subtract(r, x2), r)
-    if dtype_of(out).kind == "f":
-        out = ew.where(ew.logical_and(ew.isinf(x2), ew.isfinite(x1)), x1, out)
-    return out

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..ops import elementwise as ew, reductions as red
 from ._creation import array, asarray, ones_like
-from ._indexing import getitem
+from ._indexing import getitem, numpy_scalar
 from ._matrices import diff
 from ._shape import concatenate, moveaxis, ravel, reshape, stack
 from ._util import as_operand, dtype_of, ndim, normalize_axis, shape
@@ -238,14 +238,17 @@ _SINC_SERIES = [(-1) ** k / math.factorial(2 * k + 1) for k in range(7)]
 def sinc(x):
     """As numpy.sinc: sin(pi x) / (pi x), and 1 at 0.
 
-    Near 0 (|pi x| < 0.5) a Taylor polynomial exact to rounding replaces the quotient, so every
-    derivative up to the 12th is right at 0 as well.
+    The values are NumPy's, bit for bit (sin(y) / y with y = pi x, and y = eps at 0). Near 0
+    (|pi x| < 0.5) the derivatives are those of a Taylor polynomial exact to rounding (the
+    quotient's cancel catastrophically there), so every derivative up to the 12th is right at
+    0 as well: the value is NumPy's minus (P - P) with the first P a constant to the
+    transforms, which is the value bit for bit and carries P's derivatives.
 
     Args:
         x: the array.
 
     Returns:
-        An array of x's shape (float).
+        An array of x's shape (float; a NumPy scalar when 0-d, as NumPy gives).
 
     Examples:
         >>> import numpy as np, functorch_lite as ft, functorch_lite.numpy as fnp
@@ -254,17 +257,17 @@ def sinc(x):
         >>> bool(np.isclose(ft.grad(ft.grad(fnp.sinc))(0.0), -np.pi ** 2 / 3))
         True
     """
-    x = as_operand(x)
-    if dtype_of(x).kind in "iub":
-        x = ew.astype(x, dtype=np.float64)
-    t = ew.multiply(x, np.pi)
+    t = ew.multiply(np.pi, as_operand(x))      # NumPy's pi * x: integers become float64
+    eps = np.finfo(dtype_of(t)).eps if dtype_of(t).kind == "f" else 1e-20
     small = ew.less(ew.abs(t), 0.5)
-    safe = ew.where(small, 1.0, t)
+    safe = ew.where(small, 1.0, t)             # double where: no 0/0 in the far branch
     quotient = ew.divide(ew.sin(safe), safe)
+    y = ew.stop_gradient(ew.where(ew.not_equal(t, 0), t, eps))
     t2, series = ew.square(t), 0.0
     for c in reversed(_SINC_SERIES):
         series = ew.add(ew.multiply(series, t2), c)
-    return ew.astype(ew.where(small, series, quotient), dtype=dtype_of(quotient))
+    near = ew.subtract(ew.divide(ew.sin(y), y), ew.subtract(ew.stop_gradient(series), series))
+    return numpy_scalar(ew.where(small, near, quotient))
 
 
 def block(arrays):

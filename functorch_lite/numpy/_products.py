@@ -4,6 +4,7 @@ import string
 import numpy as np
 
 from ..ops import elementwise as ew, linalg as la, reductions as red
+from ._indexing import numpy_scalar
 from ._util import as_operand, ndim, normalize_axis, shape
 from ._shape import ravel, reshape, transpose
 
@@ -102,7 +103,7 @@ def vdot(a, b):
         >>> fnp.vdot(np.array([[1, 2], [3, 4]]), np.array([1, 1, 1, 1]))
         np.int64(10)
     """
-    return red.sum(ew.multiply(ew.conj(ravel(a)), ravel(b)))
+    return la.matmul(ew.conj(ravel(a)), ravel(b))   # NumPy's dot of the two vectors
 
 
 def inner(a, b):
@@ -112,19 +113,19 @@ def inner(a, b):
         a, b: array_like with equal last dimensions; a scalar operand multiplies.
 
     Returns:
-        An array of shape a.shape[:-1] + b.shape[:-1].
+        An array of shape a.shape[:-1] + b.shape[:-1] (a NumPy scalar for two vectors).
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.inner(np.array([1, 2, 3]), np.array([4, 5, 6]))
-        array(32)
+        np.int64(32)
         >>> fnp.inner(np.array([[1, 0], [0, 2]]), np.array([1, 1]))
         array([1, 2])
     """
     a, b = as_operand(a), as_operand(b)
     if ndim(a) == 0 or ndim(b) == 0:
         return ew.multiply(a, b)
-    return tensordot(a, b, axes=([-1], [-1]))
+    return numpy_scalar(tensordot(a, b, axes=([-1], [-1])))
 
 
 def outer(a, b, out=None):

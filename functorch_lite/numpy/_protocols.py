@@ -36,6 +36,12 @@ def _function_table():
 def array_function(func, args, kwargs):
     impl = _function_table().get(func)
     if impl is None:
+        if func is np.copyto:
+            raise TypeError("numpy.copyto would write a functorch_lite value into a NumPy "
+                            "array in place, which transforms cannot follow; np.full(shape, v) "
+                            "and np.full_like(a, v) of a NumPy array `a` reach it with such a "
+                            "fill value v: write fnp.full(shape, v) or fnp.full_like(a, v), "
+                            "which broadcast v and are differentiable in it")
         module = func.__module__ or "numpy"
         raise TypeError(f"{module}.{func.__name__} is not supported on functorch_lite values; "
                         + _HOW_TO_EXTEND)

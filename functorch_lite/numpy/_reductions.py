@@ -334,20 +334,23 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     """As numpy.argsort: the indices that sort `a` along `axis`.
 
-    An integer result, so its derivative is zero.
+    An integer result, so its derivative is zero. Ties come in NumPy's order for the kind:
+    kept with kind="stable" (or stable=True), in introsort's order with NumPy's default
+    "quicksort".
 
     Args:
         a: an array (or a value under a transform).
         axis: an int (default -1), or None to sort the flattened array.
-        kind: accepted for NumPy compatibility; ignored.
+        kind: "quicksort" (None, the default), "mergesort", "heapsort" or "stable".
         order: not supported.
-        stable: accepted for NumPy compatibility; ignored.
+        stable: True for a stable sort, False for "quicksort" (do not give kind too).
 
     Returns:
         An integer array of a's shape (1-d with axis=None).
 
     Raises:
         TypeError: order= is given.
+        ValueError: both kind and stable are given.
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
@@ -355,10 +358,15 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
         array([1, 2, 0])
     """
     reject("argsort", order=order)
+    if stable is not None:
+        if kind is not None:
+            raise ValueError("`kind` and `stable` parameters can't be provided at the same "
+                             "time. Use only one of them.")
+        kind = "stable" if stable else "quicksort"
     if axis is None:
         from ._shape import ravel
         a, axis = ravel(a), -1
-    return red.argsort(a, axis=axis)
+    return red.argsort(a, axis=axis, kind="quicksort" if kind is None else kind)
 
 
 def _count(a, axis):

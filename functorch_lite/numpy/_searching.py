@@ -5,7 +5,7 @@ import numpy as np
 
 from ..ops import elementwise as ew, searching
 from ..tensor import Tensor
-from ._indexing import _concrete, take, take_along_axis
+from ._indexing import _concrete, numpy_scalar, take, take_along_axis
 from ._shape import ravel
 from ._util import as_operand, dtype_of, ndim, reject, shape, xp_of
 
@@ -80,7 +80,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         x0, x1, f0, f1 = take(xp, i - 1), take(xp, i), take(fp, i - 1), take(fp, i)
         out = f0 + (x - x0) / (x1 - x0) * (f1 - f0)
     out = ew.where(ew.less(x, xp[0]), fp[0] if left is None else left, out)
-    return ew.where(ew.greater(x, xp[-1]), fp[-1] if right is None else right, out)
+    return numpy_scalar(ew.where(ew.greater(x, xp[-1]), fp[-1] if right is None else right,
+                                 out))
 
 
 def _as_float64(t):

@@ -94,8 +94,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
         none = ew.logical_not(_any_of(conds))
         conds, funclist = conds + [none], list(funclist)
     dtype = dtype_of(x)
-    out = (ew.multiply(x, 0) if dtype.kind in "fc"
-           else broadcast_to(xp_of(x).zeros((), dtype), shape(x)))
+    out = broadcast_to(xp_of(x).zeros((), dtype), shape(x))   # NumPy's zeros_like (not x * 0)
     for cond, fn in zip(conds, funclist):
         value = fn(x, *args, **kw) if callable(fn) else fn
         if hasattr(value, "dtype") and dtype_of(value) != dtype:

@@ -1,4 +1,6 @@
 """Shape functions with NumPy's signatures, over the shape primitives."""
+import operator
+
 import numpy as np
 
 from ..ops import elementwise as ew, reductions as red, shape as sh
@@ -12,9 +14,9 @@ def _tuple(shape_arg):
                 break
         else:
             return shape_arg  # the usual case, already a tuple of ints
-    if isinstance(shape_arg, (int, np.integer)):
-        return (int(shape_arg),)
-    return tuple(map(int, shape_arg))
+    if isinstance(shape_arg, (int, np.integer)) or getattr(shape_arg, "ndim", None) == 0:
+        return (operator.index(shape_arg),)   # a 0-d array as NumPy takes it; a traced one
+    return tuple(map(int, shape_arg))         # raises its transform's conversion error
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
@@ -43,6 +45,10 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 def ravel(a, order="C"):
     """As numpy.ravel: `a` flattened to 1-d.
 
+    order "K" reads the elements in the order of the memory of a raw array (or of the array
+    ft.jit's tracer stands for), as NumPy: its axes by decreasing stride; a value under
+    another transform has no memory layout of its own, and is read in C order.
+
     Args:
         a: the array.
         order: "C" (default) or another NumPy order.
@@ -54,8 +60,17 @@ def ravel(a, order="C"):
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.ravel(np.array([[1, 2], [3, 4]]))
         array([1, 2, 3, 4])
+        >>> fnp.ravel(np.array([[1, 2], [3, 4]]).T, order="K")
+        array([1, 2, 3, 4])
     """
-    return sh.reshape(as_operand(a), shape=(-1,), order=order)
+    a = as_operand(a)
+    if order == "K":
+        raw = a.value if getattr(a, "replays_layout", False) else a
+        strides = getattr(raw, "strides", None)
+        if strides is not None and ndim(a) > 1:
+            a = transpose(a, sorted(range(ndim(a)), key=lambda i: -abs(strides[i])))
+        order = "C"
+    return sh.reshape(a, shape=(-1,), order=order)
 
 
 def flatten(a, order="C"):

@@ -1,26 +1,32 @@
-"""convolve and correlate of 1-d sequences (modes 'full', 'same', 'valid', as NumPy), as one
-gather of sliding windows and one matrix-vector product, so every transform covers them."""
-from ..ops import elementwise as ew, linalg as la
-from ._shape import flip, pad
+"""convolve and correlate of 1-d sequences (modes 'full', 'same', 'valid', as NumPy): NumPy's
+own kernels (ops/conv.py), so the values are NumPy's bit for bit. Under vmap they are computed
+as one gather of sliding windows and one matrix product (`windowed`, the batching rule)."""
+from ..ops import conv as cv, elementwise as ew, linalg as la
+from ._shape import expand_dims, pad
 from ._indexing import take
-from ._util import as_operand, ndim, shape, xp_of
+from ._util import as_operand, dtype_of, ndim, shape, xp_of
 
 _MODES = ("full", "same", "valid")
 
 
-def _correlate_long_short(a, w, mode):
-    """sum_j a[k + j - (m - 1)] w[j] for len(a) = n >= m = len(w), sliced by mode."""
-    n, m = shape(a)[0], shape(w)[0]
-    padded = pad(a, (m - 1, m - 1))
+def windowed(a, w, mode):
+    """sum_j a[..., k + j - (m - 1)] w[..., j] for n = a.shape[-1] >= m = w.shape[-1], sliced
+    by mode (NumPy's correlate of a and conj(w)); leading dims broadcast."""
+    n, m = shape(a)[-1], shape(w)[-1]
+    padded = pad(a, [(0, 0)] * (ndim(a) - 1) + [(m - 1, m - 1)])
     xp = xp_of(a)
-    windows = take(padded, xp.arange(n + m - 1)[:, None] + xp.arange(m)[None, :])
-    full = la.matmul(windows, w)
+    windows = take(padded, xp.arange(n + m - 1)[:, None] + xp.arange(m)[None, :], axis=-1)
+    full = la.matmul(windows, expand_dims(w, -1))[..., 0]
     if mode == "full":
         return full
     if mode == "same":
         start = m - 1 - m // 2
-        return full[start:start + n]
-    return full[m - 1:n]
+        return full[..., start:start + n]
+    return full[..., m - 1:n]
+
+
+def conj(x):
+    return ew.conj(x) if dtype_of(x).kind == "c" else x
 
 
 def _check(name, a, v, mode):
@@ -57,9 +63,7 @@ def convolve(a, v, mode="full"):
         array([0, 1, 2, 3])
     """
     a, v = _check("convolve", a, v, mode)
-    if shape(v)[0] > shape(a)[0]:
-        a, v = v, a
-    return _correlate_long_short(a, flip(v, 0), mode)
+    return cv.convolve(a, v, mode=mode)
 
 
 def correlate(a, v, mode="valid"):
@@ -84,6 +88,4 @@ def correlate(a, v, mode="valid"):
         array([3, 5])
     """
     a, v = _check("correlate", a, v, mode)
-    if shape(v)[0] > shape(a)[0]:        # NumPy swaps and reverses
-        return flip(ew.conj(_correlate_long_short(v, ew.conj(a), mode)), 0)
-    return _correlate_long_short(a, ew.conj(v), mode)
+    return cv.correlate(a, v, mode=mode)

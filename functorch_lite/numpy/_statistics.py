@@ -7,11 +7,17 @@ Note [NaN-safe derivatives]: the nan* functions replace NaN by a neutral value w
 replaced entries (their derivative is 0, not NaN). Where a division by a zero count could
 follow (nanmean of an all-NaN slice), the count is replaced before dividing and the result
 replaced after (the double-where idiom), so the derivative of the other slices stays finite.
+
+Note [NaN slices of sort-based statistics]: median, quantile and percentile sort, and sort puts
+NaN last (NumPy, CuPy and XLA alike), so a middle element or an interpolation would skip it.
+NumPy's answer for a slice holding a NaN is NaN: the result is replaced by NaN wherever the
+slice's last sorted element is NaN (`_nan_where_last`), a `where` on the reduced values only.
+Its derivative is JAX's: 0 for every element of a NaN slice, unchanged elsewhere.
 """
 import numpy as np
 
 from ..ops import elementwise as ew, reductions as red
-from ._indexing import getitem
+from ._indexing import getitem, numpy_scalar
 from ._reductions import _axis, _count, max as _max, mean, min as _min, sort, sum as _sum
 from ._shape import broadcast_to, expand_dims, moveaxis, ravel, reshape, stack, transpose
 from ._util import (as_operand, dtype_of, is_wrapper, ndim, normalize_axes, normalize_axis,
@@ -55,7 +61,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         if not returned:
             return avg
         count = _count(a, axis)
-        return avg, broadcast_to(xp_of(a).asarray(count, dtype=dtype_of(avg)), shape(avg))
+        return avg, numpy_scalar(broadcast_to(xp_of(a).asarray(count, dtype=dtype_of(avg)),
+                                              shape(avg)))
     weights = as_operand(weights)
     nd = ndim(a)
     if shape(weights) != shape(a):
@@ -115,6 +122,14 @@ def _sorted_last(a, axis):
     return s if dtype_of(s).kind in "fc" else ew.astype(s, dtype=np.float64)
 
 
+def _nan_where_last(res, s):
+    """res (its trailing axes those of s without the last) with NaN for every slice of s,
+    sorted along its last axis, that holds a NaN (Note [NaN slices of sort-based statistics])."""
+    if shape(s)[-1] == 0 or dtype_of(s).kind not in "fc":
+        return res
+    return ew.where(ew.isnan(getitem(s, (Ellipsis, -1))), np.nan, res)
+
+
 def _restore_keepdims(x, a, axis, lead=0):
     """Put back the reduced axis (size 1) for keepdims: every axis when axis is None."""
     if axis is None:
@@ -151,8 +166,9 @@ def _lerp_quantiles(s, q):
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """As numpy.median: the middle value over `axis`.
 
-    The mean of the two middle values for an even count. Computed via sort: its derivative
-    goes to the middle element(s), as sort's derivative is a permutation.
+    The mean of the two middle values for an even count; NaN for a slice holding a NaN, as
+    NumPy (Note [NaN slices of sort-based statistics]). Computed via sort: its derivative goes
+    to the middle element(s), as sort's derivative is a permutation.
 
     Args:
         a: array_like.
@@ -162,7 +178,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         out: not supported.
 
     Returns:
-        A float array without the reduced axis (with a length-1 one if keepdims).
+        A float array without the reduced axis (with a length-1 one if keepdims); a NumPy
+        scalar when 0-d, as NumPy gives.
 
     Raises:
         TypeError: out= is given.
@@ -171,7 +188,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.median(np.array([3, 1, 2]))
-        array(2.)
+        np.float64(2.0)
         >>> fnp.median(np.array([[4, 1], [2, 3]]), axis=1)
         array([2.5, 2.5])
     """
@@ -184,12 +201,15 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         m = getitem(s, (Ellipsis, n // 2))
     else:
         m = mean(getitem(s, (Ellipsis, slice(n // 2 - 1, n // 2 + 1))), axis=-1)
-    return _restore_keepdims(m, as_operand(a), axis) if keepdims else m
+    m = _nan_where_last(m, s)
+    return _restore_keepdims(m, as_operand(a), axis) if keepdims else numpy_scalar(m)
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
     """As numpy.quantile: the q-th quantiles with linear interpolation.
+
+    NaN for a slice holding a NaN, as NumPy (Note [NaN slices of sort-based statistics]).
 
     Args:
         a: the array.
@@ -201,7 +221,8 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         keepdims: keep the reduced axis with length 1.
 
     Returns:
-        An array of shape q.shape + the reduced shape.
+        An array of shape q.shape + the reduced shape (a NumPy scalar when 0-d, as NumPy
+        gives).
 
     Raises:
         TypeError: out= or weights= is given, or q is a traced value.
@@ -228,8 +249,8 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         raise ValueError("Quantiles must be in the range [0, 1]")
     a = as_operand(a)
     s = _sorted_last(a, axis)
-    res = _lerp_quantiles(s, qa)
-    return _restore_keepdims(res, a, axis, lead=qa.ndim) if keepdims else res
+    res = _nan_where_last(_lerp_quantiles(s, qa), s)
+    return _restore_keepdims(res, a, axis, lead=qa.ndim) if keepdims else numpy_scalar(res)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
@@ -246,7 +267,8 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
         keepdims: keep the reduced axis with length 1.
 
     Returns:
-        An array of shape q.shape + the reduced shape.
+        An array of shape q.shape + the reduced shape (a NumPy scalar when 0-d, as NumPy
+        gives).
 
     Raises:
         TypeError: out= or weights= is given, or q is a traced value.
@@ -256,7 +278,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.percentile(np.array([1.0, 2.0, 3.0, 4.0]), 50)
-        array(2.5)
+        np.float64(2.5)
     """
     return quantile(a, np.true_divide(np.asarray(q, dtype=np.float64), 100), axis=axis, out=out,
                     overwrite_input=overwrite_input, method=method, keepdims=keepdims,
@@ -311,7 +333,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         out, where: not supported.
 
     Returns:
-        An array without the reduced axes (with length-1 ones if keepdims).
+        An array without the reduced axes (with length-1 ones if keepdims); a NumPy scalar
+        when 0-d, as NumPy gives.
 
     Raises:
         TypeError: out= or where= is given.
@@ -319,7 +342,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.nanmean(np.array([1.0, np.nan, 3.0]))
-        array(2.)
+        np.float64(2.0)
     """
     reject("nanmean", out=out, where=where)
     filled, nan = _nan_filled(a, 0)
@@ -330,7 +353,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     count = red.sum(ew.logical_not(nan), axis=axis, keepdims=keepdims, dtype=dtype_of(total))
     empty = ew.equal(count, 0)
     avg = ew.divide(total, ew.where(empty, 1.0, count))
-    return ew.where(empty, np.nan, avg)
+    return numpy_scalar(ew.where(empty, np.nan, avg))
 
 
 def _nan_extremum(name, reduce, fill):
@@ -341,7 +364,7 @@ def _nan_extremum(name, reduce, fill):
         if nan is None:
             return m
         all_nan = red.all(nan, axis=_axis(axis), keepdims=keepdims)
-        return ew.where(all_nan, np.nan, m)
+        return numpy_scalar(ew.where(all_nan, np.nan, m))
     fn.__name__ = fn.__qualname__ = name
     extremum = {"nanmax": "3.", "nanmin": "1."}[name]
     fn.__doc__ = f"""As numpy.{name}: the {reduce.__name__}imum over `axis`, ignoring NaN.
@@ -355,7 +378,8 @@ def _nan_extremum(name, reduce, fill):
         out, initial, where: not supported.
 
     Returns:
-        An array of `a`'s dtype without the reduced axes (with length-1 ones if keepdims).
+        An array of `a`'s dtype without the reduced axes (with length-1 ones if keepdims);
+        a NumPy scalar when 0-d, as NumPy gives.
 
     Raises:
         TypeError: out=, initial= or where= is given.
@@ -363,7 +387,7 @@ def _nan_extremum(name, reduce, fill):
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.{name}(np.array([1.0, np.nan, 3.0]))
-        array({extremum})
+        np.float64({extremum}0)
     """
     return fn
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..ops import elementwise as ew
 from . import _reductions as red
+from ._indexing import numpy_scalar
 from ._shape import concatenate, expand_dims, moveaxis
 from ._util import as_operand, dtype_of, ndim, normalize_axis, reject, shape, xp_of
 
@@ -39,7 +40,7 @@ def ufunc_reduce(name, a, axis=0, dtype=None, out=None, keepdims=False, initial=
     kwargs = {"dtype": dtype} if name in _TAKES_DTYPE and dtype is not None else {}
     if dtype is not None and not kwargs:
         a = ew.astype(as_operand(a), dtype=np.dtype(dtype))
-    return _REDUCTIONS[name](a, axis=axis, keepdims=keepdims, **kwargs)
+    return numpy_scalar(_REDUCTIONS[name](a, axis=axis, keepdims=keepdims, **kwargs))
 
 
 _TABLE_MAX = 64   # the crossover of the two forms' cost under grad and vmap(grad) (NumPy)

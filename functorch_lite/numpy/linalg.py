@@ -1,13 +1,14 @@
 """functorch_lite.numpy.linalg: numpy.linalg's names over the linalg primitives."""
+import math
 from typing import NamedTuple
 
 import numpy as np
 
 from ..ops import eig as eg, elementwise as ew, linalg as la, reductions as red
-from ._indexing import getitem
-from ._shape import (broadcast_to, diagonal as _diagonal, expand_dims, moveaxis, ravel, reshape,
-                     squeeze, swapaxes)
-from ._util import as_operand, dtype_of, ndim, normalize_axes, shape, xp_of
+from ._indexing import numpy_scalar
+from ._shape import (diagonal as _diagonal, expand_dims, moveaxis, ravel, reshape, swapaxes,
+                     transpose)
+from ._util import as_operand, dtype_of, ndim, normalize_axes, normalize_axis, shape, xp_of
 
 
 class EigResult(NamedTuple):
@@ -155,6 +156,7 @@ def eigvals(a):
 def eigvalsh(a, UPLO="L"):
     """As numpy.linalg.eigvalsh: the eigenvalues (ascending) of Hermitian matrices.
 
+    From LAPACK's values-only driver, as NumPy's (their last bits differ from eigh's).
     Derivatives assume distinct eigenvalues.
 
     Args:
@@ -169,15 +171,14 @@ def eigvalsh(a, UPLO="L"):
         >>> fnp.linalg.eigvalsh(np.array([[2.0, 1.0], [1.0, 2.0]]))
         array([1., 3.])
     """
-    return la.eigh(as_operand(a), UPLO=UPLO)[0]
+    return la.eigvalsh(as_operand(a), UPLO=UPLO)
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    # singular values alone do not depend on full_matrices: take the reduced factorization,
-    # whose derivative exists for non-square inputs too
     """As numpy.linalg.svd: the singular value decomposition a = U diag(S) Vh.
 
-    Derivatives assume distinct singular values.
+    Derivatives assume distinct singular values. With compute_uv=False the values come from
+    LAPACK's values-only driver, as NumPy's (their last bits differ from those of S).
 
     Args:
         a: a (..., m, n) matrix or stack of them.
@@ -194,8 +195,9 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
         >>> fnp.linalg.svd(np.array([[1.0, 0.0], [0.0, 3.0]]), compute_uv=False)
         array([3., 1.])
     """
-    u, s, vh = la.svd(as_operand(a), full_matrices=full_matrices and compute_uv)
-    return SVDResult(u, s, vh) if compute_uv else s
+    if not compute_uv:
+        return la.svdvals(as_operand(a))
+    return SVDResult(*la.svd(as_operand(a), full_matrices=full_matrices))
 
 
 def qr(a, mode="reduced"):
@@ -224,37 +226,86 @@ def qr(a, mode="reduced"):
     return r if mode == "r" else QRResult(q, r)
 
 
-def _matrix_norm(x, ord, axes, keepdims):
-    """Matrix norms over the two `axes`: 1/-1/inf/-inf from abs/sum/max/min, 'nuc'/2/-2 from
-    the singular values (their derivative assumes distinct singular values)."""
-    row, col = axes
-    if ord in (1, -1, np.inf, -np.inf):
-        a = ew.abs(x)
-        inner, outer = (row, col) if ord in (1, -1) else (col, row)
-        sums = red.sum(a, axis=inner, keepdims=True)
-        pick = red.max if ord in (1, np.inf) else red.min
-        out = pick(sums, axis=outer, keepdims=True)
-    elif ord in ("nuc", 2, -2):
-        s = svd(moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
-        if ord == "nuc":
-            out = red.sum(s, axis=-1)
-        else:
-            out = getitem(s, (Ellipsis, 0 if ord == 2 else -1))
-        out = expand_dims(out, (-2, -1))
-        out = moveaxis(out, (-2, -1), (row, col))
+def _sqrt_at_zero(sq):
+    """sqrt(sq), with the double where that gives the norm of a zero vector derivative 0 (not
+    sqrt'(0) * 0 = NaN); the values are sqrt's, bit for bit."""
+    zero = ew.equal(sq, 0)
+    return ew.where(zero, 0.0, ew.sqrt(ew.where(zero, 1.0, sq)))
+
+
+def _squares(x):
+    """NumPy's (x.conj() * x).real (x * x for real x, whose conj() is x itself)."""
+    return ew.real(ew.multiply(ew.conj(x), x)) if dtype_of(x).kind == "c" else ew.multiply(x, x)
+
+
+def _in_place(value, like):
+    """value in like's dtype: what NumPy's in-place `like op= ...` keeps."""
+    return value if dtype_of(value) == dtype_of(like) else ew.astype(value, dtype=dtype_of(like))
+
+
+def _svd_norm(x, row, col, reduce):
+    """NumPy's _multi_svd_norm: `reduce` of the singular values of the (row, col) matrices."""
+    return reduce(la.svdvals(moveaxis(x, (row, col), (-2, -1))), axis=-1)
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    """numpy.linalg.norm over one axis (a 1-tuple), step for step."""
+    if ord == np.inf:
+        return red.max(ew.abs(x), axis=axis, keepdims=keepdims)
+    if ord == -np.inf:
+        return red.min(ew.abs(x), axis=axis, keepdims=keepdims)
+    if ord == 0:
+        nonzero = ew.astype(ew.not_equal(x, 0), dtype=dtype_of(ew.real(x)))
+        return red.sum(nonzero, axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return red.sum(ew.abs(x), axis=axis, keepdims=keepdims)
+    if ord is None or ord == 2:
+        return _sqrt_at_zero(red.sum(_squares(x), axis=axis, keepdims=keepdims))
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid norm order '{ord}' for vectors")
+    absx = ew.abs(x)
+    absx = _in_place(ew.power(absx, ord), absx)
+    ret = red.sum(absx, axis=axis, keepdims=keepdims)
+    return _in_place(ew.power(ret, np.reciprocal(ord, dtype=dtype_of(ret))), ret)
+
+
+def _matrix_norm(x, ord, axis, keepdims):
+    """numpy.linalg.norm over two axes, step for step."""
+    nd = ndim(x)
+    row, col = (normalize_axis(a, nd) for a in axis)
+    if row == col:
+        raise ValueError("Duplicate axes given.")
+    if ord == 2:
+        ret = _svd_norm(x, row, col, red.max)
+    elif ord == -2:
+        ret = _svd_norm(x, row, col, red.min)
+    elif ord in (1, -1):
+        pick = red.max if ord == 1 else red.min
+        ret = pick(red.sum(ew.abs(x), axis=row), axis=col - 1 if col > row else col)
+    elif ord in (np.inf, -np.inf):
+        pick = red.max if ord == np.inf else red.min
+        ret = pick(red.sum(ew.abs(x), axis=col), axis=row - 1 if row > col else row)
+    elif ord in (None, "fro", "f"):
+        ret = _sqrt_at_zero(red.sum(_squares(x), axis=axis))
+    elif ord == "nuc":
+        ret = _svd_norm(x, row, col, red.sum)
     else:
-        raise ValueError(f"Invalid norm order {ord!r} for matrices.")
+        raise ValueError("Invalid norm order for matrices.")
     if keepdims:
-        return out
-    return squeeze(out, axis=axes)
+        kept = list(shape(x))
+        kept[row] = kept[col] = 1
+        return reshape(ret, tuple(kept))
+    return ret
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
     """As numpy.linalg.norm: vector and matrix norms.
 
     Vector 2-norm, Frobenius norm, vector p-norms (ord = p, inf, -inf, 0, 1) and matrix norms
-    (ord = 1, -1, inf, -inf, 'nuc', 2, -2). The 2-norm of a zero vector has derivative 0; the
-    'nuc', 2 and -2 matrix norms' derivatives assume distinct singular values.
+    (ord = 1, -1, inf, -inf, 'nuc', 2, -2), computed as NumPy computes each (a dot product
+    for the 2-norm of the whole array, sums over axes, the values-only SVD for 'nuc', 2 and
+    -2), so the values are NumPy's bit for bit. The 2-norm of a zero vector has derivative 0;
+    the 'nuc', 2 and -2 matrix norms' derivatives assume distinct singular values.
 
     Args:
         x: the input array.
@@ -264,53 +315,45 @@ def norm(x, ord=None, axis=None, keepdims=False):
         keepdims: keep the reduced axes with size 1.
 
     Returns:
-        The norm(s), with the reduced axes removed (or kept with size 1).
+        The norm(s), with the reduced axes removed (or kept with size 1); a NumPy scalar
+        when 0-d, as NumPy gives.
 
     Raises:
-        ValueError: a string ord for a vector norm, or an unknown ord for a matrix norm.
-        NotImplementedError: ord given with axis=None for an input of more than 2 dims.
+        ValueError: a string ord for a vector norm, an unknown ord for a matrix norm, or ord
+            given with axis=None for an input of more than 2 dims.
 
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.linalg.norm(np.array([3.0, 4.0]))
-        array(5.)
+        np.float64(5.0)
         >>> fnp.linalg.norm(np.array([[1.0, -2.0], [3.0, 4.0]]), ord=1)
-        array(6.)
+        np.float64(6.0)
     """
     x = as_operand(x)
+    if dtype_of(x).kind not in "fc":
+        x = ew.astype(x, dtype=np.float64)
     nd = ndim(x)
-    if axis is None and ord is None:
-        axes = tuple(range(nd))
-    elif axis is None:
-        if nd == 2:
-            axes = (0, 1)
-        elif nd == 1:
-            axes = (0,)
+    if axis is None and (ord is None or (ord in ("f", "fro") and nd == 2) or
+                         (ord == 2 and nd == 1)):
+        flat = ravel(x, order="K")
+        if dtype_of(x).kind == "c":
+            re, im = ew.real(flat), ew.imag(flat)
+            sq = ew.add(la.matmul(re, re), la.matmul(im, im))
         else:
-            raise NotImplementedError(f"norm with ord={ord!r} over {nd}-d input without axis")
+            sq = la.matmul(flat, flat)
+        out = _sqrt_at_zero(sq)
+        return reshape(out, (1,) * nd) if keepdims else numpy_scalar(out)
+    if axis is None:
+        axis = tuple(range(nd))
+    elif isinstance(axis, (tuple, list)):
+        axis = tuple(axis)
     else:
-        axes = normalize_axes(axis, nd)
-    if len(axes) == 2 and ord not in (None, "fro"):
-        return _matrix_norm(x, ord, axes, keepdims)
-    if len(axes) == 1 and isinstance(ord, str):
-        raise ValueError(f"Invalid norm order {ord!r} for vectors")
-    a = ew.abs(x)
-    if ord in (None, "fro", 2) or len(axes) == 2:
-        sq = red.sum(ew.real(ew.multiply(x, ew.conj(x))) if dtype_of(x).kind == "c"
-                     else ew.multiply(x, x), axis=axes, keepdims=keepdims)
-        # double where: the norm of a zero vector has derivative 0 (not sqrt'(0) * 0 = NaN)
-        zero = ew.equal(sq, 0)
-        return ew.where(zero, 0.0, ew.sqrt(ew.where(zero, 1.0, sq)))
-    if ord == np.inf:
-        return red.max(a, axis=axes, keepdims=keepdims)
-    if ord == -np.inf:
-        return red.min(a, axis=axes, keepdims=keepdims)
-    if ord == 0:
-        return red.sum(ew.astype(ew.not_equal(x, 0), dtype=a.dtype), axis=axes,
-                       keepdims=keepdims)
-    if ord == 1:
-        return red.sum(a, axis=axes, keepdims=keepdims)
-    return ew.power(red.sum(ew.power(a, ord), axis=axes, keepdims=keepdims), 1.0 / ord)
+        axis = (axis,)
+    if len(axis) == 1:
+        return numpy_scalar(_vector_norm(x, ord, axis, keepdims))
+    if len(axis) == 2:
+        return numpy_scalar(_matrix_norm(x, ord, axis, keepdims))
+    raise ValueError("Improper number of dimensions to norm.")
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -330,13 +373,15 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.linalg.matrix_norm(np.array([[1.0, 2.0], [2.0, 4.0]]))
-        array(5.)
+        np.float64(5.0)
     """
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """As numpy.linalg.vector_norm: the vector norm over `axis`.
+
+    As NumPy: the axes of a tuple go first, merged into one, and the norm is taken over it.
 
     Args:
         x: the input array.
@@ -354,24 +399,26 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     Examples:
         >>> import numpy as np, functorch_lite.numpy as fnp
         >>> fnp.linalg.vector_norm(np.array([[3.0], [4.0]]))
-        array(5.)
+        np.float64(5.0)
     """
     x = as_operand(x)
+    full = shape(x)
     if axis is None:
-        out = norm(ravel(x), ord=ord)
-        return reshape(out, (1,) * ndim(x)) if keepdims else out
-    if isinstance(axis, (tuple, list)) and len(axis) != 1:
-        nd = ndim(x)
-        axes = normalize_axes(axis, nd)
-        moved = moveaxis(x, axes, tuple(range(nd - len(axes), nd)))
-        kept, merged = shape(moved)[:nd - len(axes)], shape(moved)[nd - len(axes):]
-        out = norm(reshape(moved, kept + (int(np.prod(merged, dtype=np.int64)),)), ord=ord,
-                   axis=-1)
-        if keepdims:
-            out = expand_dims(out, axes)
-        return out
-    return norm(x, ord=ord, axis=axis if not isinstance(axis, (tuple, list)) else axis[0],
-                keepdims=keepdims)
+        x, merged = ravel(x), 0
+    elif isinstance(axis, (tuple, list)):
+        axes = normalize_axes(tuple(axis), ndim(x))
+        rest = tuple(i for i in range(ndim(x)) if i not in axes)
+        x = reshape(transpose(x, tuple(axis) + rest),
+                    (math.prod(full[i] for i in axes),) + tuple(full[i] for i in rest))
+        merged = 0
+    else:
+        merged = axis
+    out = norm(x, ord=ord, axis=merged)
+    if keepdims:
+        reduced = range(len(full)) if axis is None else normalize_axes(
+            tuple(axis) if isinstance(axis, (tuple, list)) else (axis,), len(full))
+        out = reshape(out, tuple(1 if i in reduced else d for i, d in enumerate(full)))
+    return out
 
 
 def trace(x, /, *, offset=0, dtype=None):
@@ -452,16 +499,18 @@ def vecdot(x1, x2, /, *, axis=-1):
         >>> float(fnp.linalg.vecdot(np.array([1.0, 2.0]), np.array([3.0, 4.0])))
         11.0
     """
-    x1, x2 = as_operand(x1), as_operand(x2)
+    x1, x2 = moveaxis(as_operand(x1), axis, -1), moveaxis(as_operand(x2), axis, -1)
     if dtype_of(x1).kind == "c":
         x1 = ew.conj(x1)
-    return red.sum(ew.multiply(x1, x2), axis=axis)
+    # one dot per pair of vectors, as NumPy's vecdot: (1, n) @ (n, 1) products
+    return numpy_scalar(la.matmul(expand_dims(x1, -2), expand_dims(x2, -1))[..., 0, 0])
 
 
 def matrix_power(a, n):
     """As numpy.linalg.matrix_power: a^n by repeated squaring with matmul.
 
-    n = 0 gives the identity, n < 0 uses inv(a).
+    The products are NumPy's, in its order, so the values are NumPy's bit for bit. n = 0
+    gives the identity, n < 0 uses inv(a).
 
     Args:
         a: a (..., m, m) square matrix or stack of them.
@@ -486,44 +535,41 @@ def matrix_power(a, n):
     if ndim(a) < 2 or shape(a)[-1] != shape(a)[-2]:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
     if n == 0:
-        eye = xp_of(a).eye(shape(a)[-1], dtype=dtype_of(a))
-        return broadcast_to(eye, shape(a))
+        xp = xp_of(a)
+        return xp.broadcast_to(xp.eye(shape(a)[-1], dtype=dtype_of(a)), shape(a)).copy()
     if n < 0:
         a, n = la.inv(a), -n
-    result, base = None, a
-    while n:
-        if n & 1:
-            result = base if result is None else la.matmul(result, base)
-        n >>= 1
-        if n:
-            base = la.matmul(base, base)
+    if n <= 3:
+        return a if n == 1 else la.matmul(a, a) if n == 2 else la.matmul(la.matmul(a, a), a)
+    z = result = None
+    while n > 0:
+        z = a if z is None else la.matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else la.matmul(result, z)
     return result
 
 
-def _singular_cutoff(s, m, n, rcond, rtol):
-    """The singular-value cutoff rtol * max(s): rcond (numpy's older name) or rtol, with
-    NumPy 2's default max(m, n) * eps when neither is given."""
-    if rcond is not None and rtol is not None:
-        raise ValueError("`rtol` and `rcond` can't be both set.")
-    tol = rcond if rcond is not None else rtol
-    if tol is None:
-        tol = max(m, n) * np.finfo(dtype_of(s)).eps
+def _singular_cutoff(s, m, n, rcond):
+    """lstsq's cutoff rcond * max(s) of the singular values s (rcond None: max(m, n) * eps)."""
+    tol = max(m, n) * np.finfo(dtype_of(s)).eps if rcond is None else rcond
     return ew.multiply(red.max(s, axis=-1, keepdims=True), tol)
 
 
-def pinv(a, rcond=None, hermitian=False, *, rtol=None):
+def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
     """As numpy.linalg.pinv: the Moore-Penrose pseudo-inverse.
 
-    Computed as V diag(1/s) U^H from the reduced SVD, singular values at or below the cutoff
-    dropped (double where: no 1/0 in the derivative). Its derivative is the SVD's, which
-    assumes distinct singular values.
+    Computed as NumPy computes it, Vh^T (1/s U^T) from the reduced SVD of conj(a) with the
+    singular values at or below the cutoff dropped (double where: no 1/0 in the derivative),
+    so the values are NumPy's bit for bit. Its derivative is the SVD's, which assumes distinct
+    singular values.
 
     Args:
         a: a (..., m, n) matrix or stack of them.
-        rcond: relative cutoff (NumPy's older name for rtol): singular values <= rcond * max(s)
-            are dropped; default max(m, n) * eps.
-        hermitian: accepted for NumPy compatibility and ignored.
-        rtol: the same cutoff under NumPy 2's name.
+        rcond: relative cutoff: singular values <= rcond * max(s) are dropped; NumPy's
+            default 1e-15 when neither rcond nor rtol is given.
+        hermitian: accepted for NumPy compatibility and ignored (the general SVD is used).
+        rtol: the same cutoff under NumPy 2's name; rtol=None means max(m, n) * eps.
 
     Returns:
         The (..., n, m) pseudo-inverse.
@@ -539,11 +585,19 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     """
     a = as_operand(a)
     m, n = shape(a)[-2:]
-    u, s, vh = svd(a, full_matrices=False)
-    keep = ew.greater(s, _singular_cutoff(s, m, n, rcond, rtol))
-    s_inv = ew.where(keep, ew.reciprocal(ew.where(keep, s, 1.0)), 0.0)
-    v_scaled = ew.multiply(ew.conj(swapaxes(vh, -1, -2)), expand_dims(s_inv, -2))
-    return la.matmul(v_scaled, ew.conj(swapaxes(u, -1, -2)))
+    if rcond is None:
+        rcond = 1e-15 if rtol is np._NoValue else \
+            max(m, n) * np.finfo(dtype_of(a)).eps if rtol is None else rtol
+    elif rtol is not np._NoValue:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    if m == 0 or n == 0:
+        return xp_of(a).empty(shape(a)[:-2] + (n, m), dtype=dtype_of(a))
+    u, s, vt = la.svd(ew.conj(a) if dtype_of(a).kind == "c" else a, full_matrices=False)
+    cutoff = ew.multiply(np.asarray(rcond)[..., None], red.max(s, axis=-1, keepdims=True))
+    large = ew.greater(s, cutoff)
+    s_inv = ew.where(large, ew.divide(1, ew.where(large, s, 1.0)), 0.0)
+    return la.matmul(swapaxes(vt, -1, -2), ew.multiply(expand_dims(s_inv, -1),
+                                                       swapaxes(u, -1, -2)))
 
 
 class LstsqResult(NamedTuple):
@@ -587,8 +641,8 @@ def lstsq(a, b, rcond=None):
         raise np.linalg.LinAlgError("lstsq takes a 2-d a and a 1-d or 2-d b")
     m, n = shape(a)
     s = svd(a, compute_uv=False)
-    x = la.matmul(pinv(a, rcond=rcond), b)
-    cutoff = _singular_cutoff(s, m, n, rcond, None)
+    x = la.matmul(pinv(a, rtol=rcond), b)
+    cutoff = _singular_cutoff(s, m, n, rcond)
     rank = red.sum(ew.greater(s, cutoff), dtype=np.int32)
     if m > n:
         r = ew.subtract(b, la.matmul(a, x))

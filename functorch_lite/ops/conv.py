@@ -12,7 +12,8 @@ gradient of a convolution is a convolution:
 `padding` is a tuple of (before, after) pairs, one per spatial dim; `groups` splits channels as
 torch.nn.functional.conv2d does. `sliding_window` (the windows themselves, NumPy's
 sliding_window_view with strides and dilation) and its adjoint `sliding_window_sum` serve
-sliding_window_view and the gradient of average pooling (ops/pool.py).
+sliding_window_view and the gradient of average pooling (ops/pool.py). `correlate` and
+`convolve` are NumPy's 1-d kernels (bilinear too; their adjoints are correlations).
 """
 import itertools
 import math
@@ -158,3 +159,8 @@ sliding_window = defop(
 sliding_window_sum = defop(
     "sliding_window_sum", _sliding_window_sum_kernel,
     doc="The adjoint of sliding_window: windows added back into an array of `shape`.")
+correlate = defop("correlate", lambda xp, a, v, mode="valid": xp.correlate(a, v, mode=mode),
+                  doc="numpy.correlate's kernel: sum_n a[n + k] conj(v[n]) of two non-empty 1-d "
+                      "arrays (NumPy's own loop: its sums are added in NumPy's order).")
+convolve = defop("convolve", lambda xp, a, v, mode="full": xp.convolve(a, v, mode=mode),
+                 doc="numpy.convolve's kernel: sum_i a[i] v[k - i] of two non-empty 1-d arrays.")

@@ -69,6 +69,8 @@ divide          elementwise true division x1 / x2.
 power           x1 raised to the power x2, elementwise.
 remainder       x1 % x2, signed as x2 (also `mod`).
                 | Its derivative: 1 in x1, -floor(x1 / x2) in x2.
+fmod            C's remainder x1 - trunc(x1 / x2) * x2, signed as x1 (exact).
+                | Its derivative: 1 in x1, -trunc(x1 / x2) in x2.
 maximum         the elementwise maximum (NaN propagates).
                 | At a tie each operand gets half the derivative.
 minimum         the elementwise minimum (NaN propagates).
@@ -193,6 +195,10 @@ _ufunc_ops(_BINARY_BOOLEAN, 2, differentiable=False,
 # -- ternary --
 where = defop("where", lambda xp, cond, x, y: xp.where(cond, x, y), numpy_impl=branchless.where,
               doc="Elementwise choice: x where cond is true, else y. Differentiable in x and y.")
+
+select = defop("lax_select", lambda xp, pred, x, y: xp.where(pred, x, y),
+               numpy_impl=branchless.where,
+               doc="where's values with routed derivatives (functorch_lite.lax.select).")
 
 # -- dtype conversion (differentiable between inexact dtypes) --
 astype = defop("astype", lambda xp, x, dtype: xp.asarray(x).astype(dtype),

@@ -177,6 +177,14 @@ svd = defop("svd", lambda xp, a, full_matrices=True: tuple(xp.linalg.svd(a, full
             multiple_results=True,
             doc="(U, S, Vh) of each matrix, S descending; derivatives assume distinct "
                 "singular values.")
+eigvalsh = defop("eigvalsh", lambda xp, a, UPLO="L": xp.linalg.eigvalsh(a, UPLO),
+                 doc="The ascending eigenvalues of each Hermitian matrix, from LAPACK's "
+                     "values-only driver as numpy.linalg.eigvalsh (its last bits are not "
+                     "eigh's); derivatives assume distinct eigenvalues.")
+svdvals = defop("svdvals", lambda xp, a: xp.linalg.svd(a, compute_uv=False),
+                doc="The descending singular values of each matrix, from LAPACK's values-only "
+                    "driver as numpy.linalg.svd(a, compute_uv=False) (its last bits are not "
+                    "svd's); derivatives assume distinct singular values.")
 qr = defop("qr", lambda xp, a, mode="reduced": tuple(xp.linalg.qr(a, mode)),
            multiple_results=True,
            doc="(Q, R) of each matrix, mode 'reduced' or 'complete'.")

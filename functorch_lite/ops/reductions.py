@@ -32,5 +32,9 @@ cumsum = defop("cumsum", lambda xp, x, axis=None, dtype=None: xp.cumsum(x, axis=
 cumprod = defop("cumprod", lambda xp, x, axis=None, dtype=None:
                 xp.cumprod(x, axis=axis, dtype=dtype))
 sort = defop("sort", lambda xp, x, axis=-1: xp.sort(x, axis=axis))
-argsort = defop("argsort", lambda xp, x, axis=-1: xp.argsort(x, axis=axis, kind="stable"),
-                differentiable=False)
+argsort = defop("argsort", lambda xp, x, axis=-1, kind="stable":
+                xp.argsort(x, axis=axis, kind=kind) if xp is np else xp.argsort(x, axis=axis),
+                differentiable=False,
+                doc="The indices that sort x along `axis`, in NumPy's order for `kind`: ties "
+                    "keep their order with 'stable' (the library's own uses), not with NumPy's "
+                    "default 'quicksort' (an introsort). CuPy sorts stably whatever the kind.")

@@ -187,7 +187,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     elif trans in (1, "T", 2, "C"):     # op(A) = op(U) op(L) P: solve, then undo the rows
         y = solve_triangular(lu, b, trans=trans, lower=False)
         z = solve_triangular(lu, y, trans=trans, lower=True, unit_diagonal=True)
-        x = fnp.take_along_axis(z, fnp.expand_dims(fnp.argsort(perm, axis=-1), -1), axis=-2)
+        inverse = fnp.argsort(perm, axis=-1, kind="stable")   # a permutation: no ties
+        x = fnp.take_along_axis(z, fnp.expand_dims(inverse, -1), axis=-2)
     else:
         raise ValueError(f"lu_solve: trans must be 0, 1, 2, 'N', 'T' or 'C', not {trans!r}")
     return x[..., 0] if vector else x

@@ -23,7 +23,8 @@ _SECTIONS = [("numpy", "NumPy (`functorch_lite.numpy`, and `np.*` on wrappers)")
              ("scipy.linalg", "scipy.linalg (`functorch_lite.scipy.linalg`)"),
              ("scipy.stats", "scipy.stats (`functorch_lite.scipy.stats`)"),
              ("scipy.sparse", "scipy.sparse.linalg (`functorch_lite.scipy.sparse.linalg`)"),
-             ("indexing", "Indexing and functional updates")]
+             ("indexing", "Indexing and functional updates"),
+             ("lax", "Control flow (`functorch_lite.lax`)")]
 
 _HEADER = """# Supported functions
 
@@ -60,6 +61,8 @@ def _section(name):
         return "nn"
     if name == "getitem" or name.startswith("at_"):
         return "indexing"
+    if name.startswith("lax."):
+        return "lax"
     return "numpy"
 
 
@@ -68,7 +71,7 @@ def _public_object(name):
     import functorch_lite as ft
     from .. import numpy as fnp
     from .. import scipy as fsp
-    roots = {"linalg": fnp.linalg, "nn": ft.nn, "scipy": fsp}
+    roots = {"linalg": fnp.linalg, "nn": ft.nn, "scipy": fsp, "lax": ft.lax}
     name = name.split("[")[0]            # "sum[where,initial]": sum's arguments
     head, _, rest = name.partition(".")
     obj = roots.get(head, fnp) if rest else fnp

@@ -229,6 +229,15 @@ def _like_samples(*extra):
     return samples
 
 
+def _linspace_samples(r):
+    """Array ends (Python-scalar ends make a constant: tests/test_linspace.py)."""
+    return [S(_a(r), _a(r), 5), S(_a(r, 2), _a(r), 4, endpoint=False),
+            S(_a(r, 3), _a(r, 3), 4, axis=1), S(_a(r, 2, 3), _a(r, 3), 3, axis=-1),
+            S(_a(r, dtype=F32), _a(r, dtype=F32), 6), S(_a(r), 2.5, 3),
+            S(_a(r, 2), _a(r, 2), 4, retstep=True), S(_a(r), _a(r), 1), S(_a(r, 2), _a(r), 0),
+            S(_a(r, 3, dtype=I64), _a(r, 3, dtype=I64), 5, dtype=I64, name="i64_dtype=int64")]
+
+
 _SHAPES = lambda r: [S((2, 3)), S(()), S((0,)), S(4), S((2, 2), dtype=F32),  # noqa: E731
                      S((3,), dtype=I64), S((2,), dtype=bool)]
 
@@ -239,14 +248,20 @@ CREATION = [
                                  S((2,), 3, dtype=F32), S((2,), True)]),
     _creation("arange", lambda r: [S(5), S(1, 7, 2), S(0.5, 2.0, 0.25), S(5, dtype=F32),
                                    S(3, 1, -1), S(0)]),
-    _creation("linspace", lambda r: [S(0.0, 1.0, 5), S(-1, 1, 4, endpoint=False),
-                                     S(0, 1, 0), S(0.0, 2.0, 3, dtype=F32)]),
+    _op("linspace", _linspace_samples,
+        doc="differentiable and batchable in start and stop; NumPy's values bit for bit "
+            "(tests/test_linspace.py)"),
     _creation("eye", lambda r: [S(3), S(2, 4), S(3, k=1), S(3, dtype=F32), S(0)]),
     _creation("broadcast_shapes", lambda r: [S((3, 1), (4,)), S((), (2, 3)), S((0, 1), (1, 5))]),
     _op("zeros_like", _like_samples(), differentiable=False),
     _op("ones_like", _like_samples(), differentiable=False),
     _op("empty_like", _like_samples(), differentiable=False, check_values=False),
-    _op("full_like", _like_samples(2.5), differentiable=False),
+    _op("full_like", lambda r: _like_samples(2.5)(r) + [
+        S(_a(r, 2, 3), _a(r), name="f64_2x3_array_fill"),
+        S(_a(r, 2, 3), _a(r, 3), name="f64_2x3_broadcast_fill"),
+        S(_a(r, 2, 2), _a(r, 2), dtype=F32, name="f64_2x2_fill_to_f32"),
+        S(_a(r, 3, dtype=I64), _a(r), name="i64_3_float_fill")],
+        doc="differentiable in the fill value (its broadcast), as jnp.full_like"),
     _op("asarray", lambda r: [S(_a(r, 2, 3)), S(_a(r)), S(_a(r, 3), F32),
                               S(_a(r, 3, dtype=F32), dtype=F64), S(_a(r, 2, dtype=I64))]),
     _op("array", lambda r: [S(_a(r, 2, 3)), S([_a(r, 3), _a(r, 3)]), S(_a(r, 3), F32),

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import numpy as fnp
+from .. import lax
 from ..ops.elementwise import stop_gradient
 from .samples_base import (
     ABOVE_ONE, BOOL, EVEN, F32, F64, I32, I64, NONZERO, ODD, OFF_INTEGER, POSITIVE, REAL,
@@ -159,6 +160,8 @@ BINARY = [
 OTHER = [
     OpInfo("where", *_same("where"), _where_samples,
            doc="differentiable in x and y only; the condition is a boolean leaf"),
+    OpInfo("lax.select", lax.select, np.where, _where_samples,
+           doc="functorch_lite.lax.select: where's values, derivatives routed"),
     OpInfo("clip", *_same("clip"), _clip_samples),
     OpInfo("stop_gradient", stop_gradient, lambda x: x, unary(ints=True, bools=True),
            differentiable=False, numpy_fn=None,
@@ -171,9 +174,13 @@ ENTRIES = UNARY + BINARY + OTHER
 
 
 def _fmod_samples(rng):
-    """The remainder samples (x / y away from integers) with mixed signs on both sides."""
+    """The remainder samples (x / y away from integers) with mixed signs on both sides, and
+    dividends far smaller than their divisors (fmod is then x1 exactly; remainder is not)."""
+    small = rng.uniform(0.2, 0.8, 4) * np.array([-1e-17, -1.0, 0.3, -0.3])
     return _remainder_samples(rng) + [S(np.array([7, -7, 7, -7]), np.array([3, 3, -3, -3]),
-                                        name="i64_signs")]
+                                        name="i64_signs"),
+                                      S(small, np.array([1.0, 1e8, -1e8, 1e3]),
+                                        name="f64_small_over_large")]
 
 
 ENTRIES = ENTRIES + [OpInfo("fmod", *_same("fmod"), _fmod_samples,

@@ -95,6 +95,15 @@ def _ptp_samples(rng):
     return reduction(EVEN, bools=False, scalar=True)(rng)
 
 
+def _nan_slices(rng, *shape, dtype=F64):
+    """Distinct values with a NaN at flat position 1: the slices through it (row 0, column 1,
+    the whole array) are NaN in median and quantile, the others finite
+    (Note [NaN slices of sort-based statistics])."""
+    x = array(rng, shape, dtype, EVEN)
+    x.reshape(-1)[1] = np.nan
+    return x
+
+
 def _median_samples(rng):
     """Distinct values; odd counts give one middle element, even counts average two."""
     def a(*shape, dtype=F64):
@@ -102,6 +111,12 @@ def _median_samples(rng):
     return [S(a(5)), S(a(2, 3, 5), axis=-1), S(a(2, 3, 5), axis=1, keepdims=True),
             S(a(3, 5)), S(a(3, 5), keepdims=True), S(a(4)), S(a(2, 4), axis=1),
             S(a(3, 5, dtype=F32), axis=0), S(np.array([3, 1, 4, 1, 5]), name="i64_ties")]
+
+
+def _median_nan_samples(rng):
+    return [S(_nan_slices(rng, 3, 5), axis=1), S(_nan_slices(rng, 3, 4), axis=0, keepdims=True),
+            S(_nan_slices(rng, 2, 4, dtype=F32), axis=-1), S(_nan_slices(rng, 4)),
+            S(_nan_slices(rng, 2, 3, 4), axis=None, keepdims=True)]
 
 
 def _quantile_samples(scale):
@@ -112,6 +127,15 @@ def _quantile_samples(scale):
                 S(a(4, 3), [0.25 * scale, 0.5 * scale, 0.9 * scale], axis=0, keepdims=True),
                 S(a(3, 4), 0.4 * scale), S(a(2, 3, 4), (0.0, scale), axis=1),
                 S(a(3, 5, dtype=F32), 0.6 * scale, axis=1), S(np.array([4, 1, 7, 2]), 0.5 * scale)]
+    return samples
+
+
+def _quantile_nan_samples(scale):
+    def samples(rng):
+        return [S(_nan_slices(rng, 3, 5), [0.0, 0.3 * scale, scale], axis=1),
+                S(_nan_slices(rng, 4, 3), 0.5 * scale, axis=0, keepdims=True),
+                S(_nan_slices(rng, 3, 4, dtype=F32), 0.7 * scale, axis=-1),
+                S(_nan_slices(rng, 5), [0.0, scale])]
     return samples
 
 
@@ -135,6 +159,18 @@ def _nan_samples(domain):
     return samples
 
 
+_FD_TESTS = ("test_vjp", "test_jacrev", "test_jvp", "test_jvp_float32")
+_NAN_SLICES = ("a slice holding a NaN gives NaN, with derivative 0 (JAX's) where finite "
+               "differences give NaN: checked against JAX in tests/test_nan_statistics.py")
+
+
+def _nan_slice_entry(name, samples):
+    """name[nan]: the samples with NaN slices, checked by every test but the finite-difference
+    ones (the other slices' derivatives are the plain entry's)."""
+    return OpInfo(f"{name}[nan]", *_same(name), samples, numpy_fn=getattr(np, name),
+                  skips=dict.fromkeys(_FD_TESTS, _NAN_SLICES), doc=_NAN_SLICES)
+
+
 _NAN_DOC = ("NaN at fixed places, never a whole slice (all-NaN slices are checked in "
             "tests/test_numpy_composites.py: the result is NaN, the derivative 0)")
 
@@ -145,6 +181,9 @@ STATISTICS = [
          "are not differentiated)"),
     _red("quantile", _quantile_samples(1.0), doc=_NO_TIES + "; method='linear' only"),
     _red("percentile", _quantile_samples(100.0), doc=_NO_TIES + "; method='linear' only"),
+    _nan_slice_entry("median", _median_nan_samples),
+    _nan_slice_entry("quantile", _quantile_nan_samples(1.0)),
+    _nan_slice_entry("percentile", _quantile_nan_samples(100.0)),
     _red("nansum", _nan_samples(REAL), doc=_NAN_DOC),
     _red("nanmean", _nan_samples(REAL), doc=_NAN_DOC),
     _red("nanmax", _nan_samples(EVEN), doc=_NAN_DOC + "; " + _NO_TIES),

@@ -80,6 +80,14 @@ def as_differentiable_leaf(x, where, transform):
                     f"an array{conversion_hint(x)}")
 
 
+def check_function(f, transform):
+    """A transform of something that is not callable is refused when it is made (ft.jit(5)),
+    not at its first call."""
+    if not callable(f):
+        raise TypeError(f"{transform} needs a function, got {f!r:.60} (of type "
+                        f"{type(f).__name__})")
+
+
 def conversion_hint(x):
     """How to convert an array of another library (a jax.Array, a torch.Tensor), which
     transforms do not take as it is; "" for other objects."""
@@ -168,8 +176,14 @@ def split_aux(out, has_aux, transform):
 
 def as_plain(x):
     """NumPy scalars (what NumPy returns for 0-d results) become 0-d arrays, so transforms
-    return arrays consistently; everything else is unchanged."""
-    return np.asarray(x) if isinstance(x, np.generic) else x
+    return arrays consistently, ft.jit's tracer of one (`replays_layout`) likewise a tracer of
+    the 0-d array, so a jitted transform returns what the eager one does (Note [output types]
+    in jit/trace.py); everything else is unchanged."""
+    if isinstance(x, np.generic):
+        return np.asarray(x)
+    if isinstance(x, TransformTensor) and x.replays_layout:
+        return x.as_array()
+    return x
 
 
 def _root(x):
@@ -202,8 +216,11 @@ def fresh_outputs(out, inputs):
     (the cotangent of a sum is a broadcast view of the seed; the tangent of the identity is the
     user's tangent; vmap returns an unbatched output as a broadcast), so each transform runs
     its outputs through this check once, where they reach the user; outputs that are wrappers
-    (the transform runs inside another one) are not the user's yet and pass as they are.
-    Arrays a function closes over and returns are part of the function, not copied."""
+    (the transform runs inside another one) are not the user's yet and pass as they are,
+    except ft.jit's tracer (`replays_layout`): it stands for the raw array eager code has
+    here, so the check runs on that array and its copy is recorded (a sum over the copy adds
+    in another order than over the broadcast view). Arrays a function closes over and
+    returns are part of the function, not copied."""
     if type(out) is np.ndarray:     # the common case, without flattening a tree
         if out.base is None and out.flags.writeable and all(
                 a is not out and getattr(a, "base", None) is not out for a in inputs):
@@ -215,16 +232,23 @@ def fresh_outputs(out, inputs):
     leaves, spec = optree.tree_flatten(out)
     owners, changed = None, False
     for k, x in enumerate(leaves):
-        if isinstance(x, (np.generic, Tensor)) or not is_array(x):
+        raw = _raw(x)
+        if isinstance(raw, (np.generic, Tensor)) or not is_array(raw):
             continue
         if owners is None:
-            owners = {id(_root(a)) for a in inputs if is_array(a)}
-        owner = _root(x)
-        if id(owner) in owners or _unsafe(x):
-            leaves[k] = owner = x.copy()
+            owners = {id(_root(a)) for a in map(_raw, inputs) if is_array(a)}
+        owner = _root(raw)
+        if id(owner) in owners or _unsafe(raw):
+            leaves[k] = x.copy()
+            owner = _raw(leaves[k])
             changed = True
         owners.add(id(owner))
     return spec.unflatten(leaves) if changed else out
+
+
+def _raw(x):
+    """x, or the raw array ft.jit's tracer (`replays_layout`) stands for."""
+    return x.value if isinstance(x, TransformTensor) and x.replays_layout else x
 
 
 def private_copy(x):

@@ -29,6 +29,7 @@ from ..dispatch import Op
 from ..interpreter import recomputation, stack
 from ..jit import loops
 from ..tensor import TransformTensor
+from ._pytree import check_function
 from .reverse import GradTensor, ReverseInterpreter, _Node
 
 
@@ -100,8 +101,7 @@ def checkpoint(fun=None, *, policy=None):
     """
     if fun is None:
         return functools.partial(checkpoint, policy=policy)
-    if not callable(fun):
-        raise TypeError(f"checkpoint needs a function, got a {type(fun).__name__}")
+    check_function(fun, "checkpoint")
     policy = policy or checkpoint_policies.nothing_saveable
     name = getattr(fun, "__name__", type(fun).__name__)
 

@@ -34,6 +34,7 @@ from ..dispatch import Op
 from ..rule_checks import RuleError, check_like, inexact, shape_of
 from ..tensor import Tensor, TransformTensor, check_usable
 from ..backend import is_array
+from ._pytree import check_function
 
 
 class custom_vjp:
@@ -75,6 +76,7 @@ class custom_vjp:
     """
 
     def __init__(self, fun, nondiff_argnums=()):
+        check_function(fun, "custom_vjp")
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
@@ -349,6 +351,7 @@ class custom_jvp:
     """
 
     def __init__(self, fun, nondiff_argnums=()):
+        check_function(fun, "custom_jvp")
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)

@@ -41,8 +41,8 @@ from ..derivatives import (  # noqa: F401  (registers the jvp rules)
     jvp_elementwise, jvp_reductions, jvp_shape, jvp_indexing, jvp_linalg, jvp_conv,
     jvp_pool, jvp_fft, jvp_special, jvp_scipy_linalg, jvp_eig)
 from .. import numpy as fnp
-from ._pytree import (check_output_leaf, conversion_hint, fresh_outputs, private_copy,
-                      refuse_array_subclass, split_aux)
+from ._pytree import (check_function, check_output_leaf, conversion_hint, fresh_outputs,
+                      private_copy, refuse_array_subclass, split_aux)
 
 float0 = np.dtype([("float0", np.void, 0)])
 """The dtype of the tangent of an integer or bool value (as JAX's float0): it holds no data.
@@ -303,6 +303,7 @@ def jvp(f, primals, tangents, has_aux=False):
         >>> ft.jvp(lambda x: x ** 2, (np.array([1.0, 3.0]),), (np.array([1.0, 0.0]),))
         (array([1., 9.]), array([2., 0.]))
     """
+    check_function(f, "jvp")
     p_leaves, t_leaves, treedefs = pair_leaves(primals, tangents, "jvp")
     check_usable(p_leaves)
     check_usable(t_leaves)
@@ -472,6 +473,7 @@ def linearize(f, *primals, has_aux=False):
         >>> jvp_fn(np.array([1.0, 1.0]))
         array([1.        , 2.71828183])
     """
+    check_function(f, "linearize")
     primals = tuple(primals)
     p_leaves, _, treedefs = pair_leaves(primals, (None,) * len(primals), "linearize")
     check_usable(p_leaves)

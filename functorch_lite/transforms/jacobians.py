@@ -10,7 +10,7 @@ import optree
 from .. import numpy as fnp
 from ..backend import module_of
 from ..tensor import Tensor
-from ._pytree import flatten_diff_args, normalize_argnums, replace_args
+from ._pytree import check_function, flatten_diff_args, normalize_argnums, replace_args
 from .reverse import _vjp
 
 
@@ -84,6 +84,7 @@ def jacrev(f, argnums=0, has_aux=False, chunk_size=None):
         array([[2., 1., 0.],
                [0., 3., 2.]])
     """
+    check_function(f, "jacrev")
     def jacrev_f(*args, **kwargs):
         nums, is_tuple = normalize_argnums(argnums, len(args), "jacrev")
         flatten_diff_args(args, nums, "jacrev")  # errors name jacrev, not the vjp inside
@@ -138,6 +139,7 @@ def hessian(f, argnums=0, has_aux=False):
         array([[4., 2.],
                [2., 0.]])
     """
+    check_function(f, "hessian")
     h = _jacfwd(jacrev(f, argnums, has_aux=has_aux), argnums, has_aux, "hessian")
     h.__name__ = h.__qualname__ = f"hessian({getattr(f, '__name__', 'f')})"
     return h
@@ -210,6 +212,7 @@ def jacfwd(f, argnums=0, has_aux=False, chunk_size=None):
         array([[2., 0.],
                [1., 0.]])
     """
+    check_function(f, "jacfwd")
     return _jacfwd(f, argnums, has_aux, "jacfwd", chunk_size)
 
 

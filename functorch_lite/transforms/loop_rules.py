@@ -41,11 +41,12 @@ from ..interpreter import recomputation
 from ..jit.ir import Var
 from ..batching_rules.helpers import batch_size
 from ..rule_checks import inexact, shape_of
-from ..tensor import Tensor
+from ..tensor import Tensor, TransformTensor
 from .custom import _batch_at_front
-from .forward import jvp
+from .forward import DualTensor, jvp
 from .reverse import GradTensor, ReverseInterpreter, _Node, _vjp, backward, fit_cotangent, vjp
 from ..ops.checks import loop_slots
+from ..ops.elementwise import select, stop_gradient
 from .vmap import batch_subcall
 
 
@@ -84,6 +85,26 @@ def _merge(flags, chosen, others):
     """Leaves in order: from `chosen` where flags hold, else from `others` (both iterators)."""
     chosen, others = iter(chosen), iter(others)
     return [next(chosen) if f else next(others) for f in flags]
+
+
+def guard(taken, x):
+    """x whose derivative flows only where `taken` holds, its value unchanged (lax.py's Note
+    [branches and their derivatives]); x itself when nothing differentiates it (a loop body
+    being traced may be differentiated when it is replayed: there x is always guarded)."""
+    return select(taken, x, stop_gradient(x)) if needs_guard(x) else x
+
+
+def needs_guard(x):
+    return isinstance(x, Tensor) and inexact(x) and (loops.inside_body() or _differentiated(x))
+
+
+def _differentiated(x):
+    """Whether a derivative transform wraps x at some level (under the other wrappers)."""
+    while isinstance(x, TransformTensor):
+        if isinstance(x, (GradTensor, DualTensor)):
+            return True
+        x = x.value
+    return False
 
 
 # -- scan -------------------------------------------------------------------------------------
@@ -325,9 +346,10 @@ def _while_fwd(cond, body, nc, nk, primals):
         c0 = _merge(diff, chosen, (p for p, d in zip(point, diff) if not d))
         consts = c0[nc:]
 
-        def step(c, k):
+        def step(c, k):   # lax.py's Note [branches and their derivatives]
             live = k[0] < trips
-            return [fnp.where(live, n, o) for n, o in zip(body.run(*c, *consts), c)], []
+            new = body.run(*[guard(live, x) for x in c + consts])
+            return [select(live, n, o) for n, o in zip(new, c)], []
         final, _ = _scan(step, c0[:nc], [steps], None, False, 1)
         return (tuple(f for f, d in zip(final, out_diff) if d),
                 tuple(f for f, d in zip(final, out_diff) if not d))
@@ -365,8 +387,8 @@ def _while_batch(cond, body, nc, nk, args, bdims):
         leaves, dims, _ = batch_subcall(program.run, c + list(consts), c_dims + list(kdims), size)
         return leaves, dims
 
-    def step(c):
-        leaves, dims = run(body, c, kb, dkb)
+    def step(c, consts=kb, kdims=dkb):
+        leaves, dims = run(body, c, consts, kdims)
         return [_batch_at_front(v, d, size) if b else v for v, d, b in zip(leaves, dims, batched)]
 
     if not pred_batched:
@@ -377,11 +399,26 @@ def _while_batch(cond, body, nc, nk, args, bdims):
         (p,), (d,) = run(cond, c, kc, dkc)
         return _batch_at_front(p, d, size)
 
-    def select(c):
-        p, new = pred(c), step(c)
-        return [fnp.where(fnp.reshape(p, (size,) + (1,) * (len(shape_of(n)) - 1)), n, o)
-                for n, o in zip(new, c)]
-    return tuple(_while(lambda c: fnp.any(pred(c)), select, init)), tuple(c_dims)
+    # lax.py's Note [branches and their derivatives]: the carries and the values the body
+    # reads are guarded per example, the latter batched for it (one copy per example)
+    kb = [_batch_at_front(k, None, size) if d is None and needs_guard(k) else k
+          for k, d in zip(kb, dkb)]
+    dkb = [0 if d is None and needs_guard(k) else d for k, d in zip(kb, dkb)]
+
+    def live_step(c):
+        p = pred(c)
+
+        def lane(x, d=0):
+            return guard(_lanes(p, x, d), x) if d is not None else x
+        new = step([lane(o) for o in c], [lane(k, d) for k, d in zip(kb, dkb)], dkb)
+        return [select(_lanes(p, o, 0), n, o) for n, o in zip(new, c)]
+    return tuple(_while(lambda c: fnp.any(pred(c)), live_step, init)), tuple(c_dims)
+
+
+def _lanes(p, x, bdim):
+    """The per-example flags p (size,) shaped to broadcast against x batched at bdim."""
+    ndim = len(shape_of(x))
+    return fnp.reshape(p, tuple(-1 if i == bdim else 1 for i in range(ndim)))
 
 
 def _while_jvp(cond, body, nc, nk, primals, tangents):

@@ -55,8 +55,8 @@ from ..ops import elementwise as ew
 from ..tensor import Tensor, TransformTensor, check_usable
 from ._grad_options import (check_holomorphic_inputs, check_holomorphic_output, float0_gradient,
                             flatten_allowing_ints, is_integer_leaf)
-from ._pytree import (as_plain, check_output_leaf, dtype_of, flatten_diff_args, fresh_outputs,
-                      normalize_argnums, private_copy, replace_args, split_aux,
+from ._pytree import (as_plain, check_function, check_output_leaf, dtype_of, flatten_diff_args,
+                      fresh_outputs, normalize_argnums, private_copy, replace_args, split_aux,
                       unflatten_selected)
 
 
@@ -355,6 +355,7 @@ def grad_and_value(f, argnums=0, has_aux=False, *, holomorphic=False, allow_int=
         >>> ft.grad_and_value(lambda x: x ** 3)(2.0)
         (array(12.), array(8.))
     """
+    check_function(f, "grad_and_value")
     def grad_and_value_f(*args, **kwargs):
         g, v, aux = _grad_and_value_impl(f, argnums, has_aux, "grad_and_value", args, kwargs,
                                         holomorphic, allow_int)
@@ -391,6 +392,7 @@ def value_and_grad(f, argnums=0, has_aux=False, *, holomorphic=False, allow_int=
         >>> ft.value_and_grad(lambda x: x ** 3)(2.0)
         (array(8.), array(12.))
     """
+    check_function(f, "value_and_grad")
     def value_and_grad_f(*args, **kwargs):
         g, v, aux = _grad_and_value_impl(f, argnums, has_aux, "value_and_grad", args, kwargs,
                                         holomorphic, allow_int)
@@ -435,6 +437,7 @@ def grad(f, argnums=0, has_aux=False, *, holomorphic=False, allow_int=False):
         >>> ft.grad(lambda x, y: x * y, argnums=(0, 1))(2.0, 5.0)
         (array(5.), array(2.))
     """
+    check_function(f, "grad")
     def grad_f(*args, **kwargs):
         g, _, aux = _grad_and_value_impl(f, argnums, has_aux, "grad", args, kwargs,
                                         holomorphic, allow_int)
@@ -472,6 +475,7 @@ def vjp(f, *primals, has_aux=False):
         >>> vjp_fn(np.array([1.0, 2.0]))
         (array([ 1., -2.]),)
     """
+    check_function(f, "vjp")
     return _vjp(f, primals, has_aux, snapshot=True)
 
 

@@ -31,7 +31,8 @@ from ..batching_rules.fallback import loop_batch_rule
 from ..dispatch import OPS, Op
 from ..interpreter import Interpreter
 from ..tensor import Tensor, TransformTensor, check_usable
-from ._pytree import check_output_leaf, conversion_hint, fresh_outputs, refuse_array_subclass
+from ._pytree import (check_function, check_output_leaf, conversion_hint, fresh_outputs,
+                      refuse_array_subclass)
 
 class _Unset:
     """The default of in_dims/out_dims and their JAX spellings: 0, told apart from an explicit
@@ -333,6 +334,7 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
         >>> ft.vmap(lambda x, w: x @ w, in_dims=(0, None))(X, W).shape
         (4, 2)
     """
+    check_function(func, "vmap")
     _refuse_peer_options(randomness, axis_name)
     in_dims = _one_spelling(in_dims, in_axes, "in_dims", "in_axes")
     out_dims = _one_spelling(out_dims, out_axes, "out_dims", "out_axes")
