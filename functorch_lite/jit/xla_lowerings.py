@@ -99,7 +99,7 @@ def _in_loop_dtypes(ctx, ufunc, args):
         loop = ufunc.resolve_dtypes(types + (None,) * ufunc.nout)
     except (TypeError, ValueError):   # a Python bool, say: jax.numpy's promotion
         return _promote(*args)
-    return [jnp.asarray(a, d) if hasattr(a, "dtype") else a for a, d in zip(args, loop)]
+    return [_cast(a, d) if hasattr(a, "dtype") else a for a, d in zip(args, loop)]
 
 
 def _floor_divide(ctx, x, y):
