@@ -133,6 +133,20 @@ def test_integer_division_by_zero_and_its_edges_are_numpys(dtype):
         assert_backends_agree(got, want, f"{name} of {np.dtype(dtype).name}")
 
 
+def test_float_floor_divide_and_remainder_are_numpys_bit_for_bit():
+    """A zero quotient has the sign of x / y and a zero remainder the sign of y, as NumPy's
+    (jax.numpy's -1.0 // -3.0 is -0.0 and 3.0 % -3.0 is 0.0: 1 / that is the other infinity)."""
+    v = np.array([-np.inf, -3.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 3.0, 7.5, np.inf, np.nan,
+                  1e300, -1e-300])
+    x, y = (a.ravel() for a in np.meshgrid(v, v))
+    for f in (np.floor_divide, np.remainder, np.fmod):
+        got, want = compiled(f, x, y), numpy_of(f, x, y)
+        np.testing.assert_array_equal(got, want, err_msg=f.__name__)
+        number = ~np.isnan(want)   # (a NaN's sign bit means nothing)
+        np.testing.assert_array_equal(np.signbit(got[number]), np.signbit(want[number]),
+                                      err_msg=f.__name__)
+
+
 def test_integer_power_is_exact_and_refuses_negative_exponents():
     x = np.array([3, -3, 7, 2, 0, 1, -1], np.int64)
     e = np.array([200, 65, 64, 63, 0, 99, 77], np.int64)
