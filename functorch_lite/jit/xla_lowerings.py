@@ -471,6 +471,23 @@ def _pivots_to_permutation(ctx, piv):
     return lax.linalg.lu_pivots_to_permutation(jnp.asarray(piv, jnp.int32), piv.shape[-1])
 
 
+def _sliding_product(fn, default_mode):
+    """correlate/convolve in NumPy's dtype: jax.numpy computes integers in floats, whose cast
+    back saturates where NumPy's integer loop wraps (int8's [100, 33, 100] correlated with
+    itself gave 127s); an XLA integer convolution wraps as NumPy's does. NumPy's correlate of
+    booleans is whether any product is true: the count of true products, compared to 0."""
+    def lower(ctx, a, v, mode=default_mode):
+        a, v = _promote(a, v)
+        dtype = ctx.out_dtypes[0]
+        if dtype.kind == "b":
+            counts = fn(_cast(a, np.int64), _cast(v, np.int64), mode=mode,
+                        preferred_element_type=np.int64)
+            return counts != 0
+        kind = {"preferred_element_type": dtype} if dtype.kind in "iu" else {}
+        return fn(a, v, mode=mode, precision=_HIGHEST, **kind)
+    return lower
+
+
 def _einsum(ctx, *operands, subscripts, optimize="greedy"):
     return jnp.einsum(subscripts, *_promote(*operands), precision=_HIGHEST)
 
@@ -538,10 +555,8 @@ LOWERINGS.update({
     "cholesky": lambda ctx, a: jnp.linalg.cholesky(a),
     "eigh": lambda ctx, a, UPLO="L": tuple(jnp.linalg.eigh(a, UPLO=UPLO)),
     "svd": lambda ctx, a, full_matrices=True: tuple(jnp.linalg.svd(a, full_matrices)),
-    "correlate": lambda ctx, a, v, mode="valid": jnp.correlate(*_promote(a, v), mode=mode,
-                                                               precision=_HIGHEST),
-    "convolve": lambda ctx, a, v, mode="full": jnp.convolve(*_promote(a, v), mode=mode,
-                                                            precision=_HIGHEST),
+    "correlate": _sliding_product(jnp.correlate, "valid"),
+    "convolve": _sliding_product(jnp.convolve, "full"),
     "eigvalsh": lambda ctx, a, UPLO="L": jnp.linalg.eigvalsh(a, UPLO=UPLO),
     "svdvals": lambda ctx, a: jnp.linalg.svd(a, compute_uv=False),
     "qr": lambda ctx, a, mode="reduced": tuple(jnp.linalg.qr(a, mode)),
