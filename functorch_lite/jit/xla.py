@@ -93,10 +93,11 @@ def is_jax_array(x):
 
 def to_jax(tree):
     """The NumPy arrays and scalars of a pytree as JAX arrays of the same dtypes (64-bit ones
-    too): what a program called with JAX arrays returns."""
+    too; another byte order as the machine's, the only one JAX holds): what a program called
+    with JAX arrays returns."""
     jax = _jax()
     with _x64_switch(jax)(True):
-        return optree.tree_map(lambda x: jax.device_put(x) if isinstance(
+        return optree.tree_map(lambda x: jax.device_put(native_value(x)) if isinstance(
             x, (np.ndarray, np.generic, bool, int, float, complex)) else x, tree)
 
 
@@ -124,15 +125,20 @@ class XlaFunction:
         self.nchecks = 0
         self._packs, self._loose = ([], range(len(program.inputs))) if on_jax else \
             _packing(program.inputs)
+        self._swapped = [k for k, v in enumerate(program.inputs) 
+                         if v.dtype is not None and not v.dtype.isnative]
         with _x64_switch(jax)(True):
             specs = [jax.ShapeDtypeStruct((sum(_size(program.inputs[k]) for k in ks),),
-                                          program.inputs[ks[0]].dtype) for ks in self._packs]
-            specs += [jax.ShapeDtypeStruct(program.inputs[k].shape, program.inputs[k].dtype)
+                                          native(program.inputs[ks[0]].dtype))
+                     for ks in self._packs]
+            specs += [jax.ShapeDtypeStruct(program.inputs[k].shape,
+                                           native(program.inputs[k].dtype))
                       for k in self._loose]
+            big_values = [native_value(v) for v in big.values()]
             self.lowered = jax.jit(lambda *a: self._body(big_ids, *self._unpack(a))).lower(
-                *specs, *big.values())
+                *specs, *big_values)
             self.compiled = self.lowered.compile()
-            self.consts = [jax.device_put(v) for v in big.values()]
+            self.consts = [jax.device_put(v) for v in big_values]
         self.computed = [isinstance(a, Var) for a in program.outputs]
         self.nouts = sum(self.computed)
         scalars = program.scalars or [None] * len(program.outputs)
@@ -177,6 +183,10 @@ class XlaFunction:
         if self._direct:
             outs = self.compiled(*args, *self.consts)
         else:
+            if self._swapped:   # JAX takes only the machine's byte order (native)
+                args = list(args)
+                for k in self._swapped:
+                    args[k] = native_value(args[k])
             given = args
             if self._packs:   # one transfer per group instead of one per array (_packing)
                 given = [np.concatenate([args[k].ravel() for k in ks]) for ks in self._packs]
@@ -233,10 +243,11 @@ def _uniform(value):
 
 def _converter(atom, scalar):
     """How one output of the compiled function becomes a result: a computed array is copied
-    out of XLA's buffer (np.asarray of it is a read-only view) into a fresh writable array; a
-    0-d one becomes a NumPy scalar where the eager call gives one (`scalar`, Note [output
-    types] in trace.py), a weak one a Python scalar; a constant output is copied, so a caller
-    writing into one changes no later call's result (as codegen does)."""
+    out of XLA's buffer (np.asarray of it is a read-only view) into a fresh writable array (of
+    the traced byte order: a view of a big-endian argument is big-endian, as eagerly); a 0-d
+    one becomes a NumPy scalar where the eager call gives one (`scalar`, Note [output types] in
+    trace.py), a weak one a Python scalar; a constant output is copied, so a caller writing into
+    one changes no later call's result (as codegen does)."""
     if isinstance(atom, Const):
         value = atom.value
         if scalar is not None and atom.shape == ():
@@ -246,6 +257,8 @@ def _converter(atom, scalar):
         return lambda out: np.asarray(out).item()
     if atom.shape == () and scalar is not False:
         return lambda out: np.asarray(out)[()]
+    if atom.dtype is not None and not atom.dtype.isnative:
+        return lambda out: np.asarray(out).astype(atom.dtype)
     return lambda out: np.asarray(out).copy()
 
 
@@ -270,9 +283,10 @@ def lower_program(program, values, ctx):
     def read(atom):   # an array, or a Permuted one (Note [lazy transposes in the XLA lowering])
         if isinstance(atom, Var):
             return env[atom.id]
-        return ctx.consts.get(id(atom.value), atom.value)
+        return ctx.consts.get(id(atom.value), native_value(atom.value))
     for eqn in program.eqns:
-        ctx.out_dtypes = [v.dtype for v in eqn.outs]
+        ctx.out_dtypes = [native(v.dtype) for v in eqn.outs]
+        ctx.in_types = [numpy_type(a) for a in eqn.ins]
         outs = _lower_equation(ctx, eqn, [read(a) for a in eqn.ins])
         for v, o in zip(eqn.outs, outs):
             env[v.id] = _fit(ctx.jax, eqn, o, v)
@@ -315,6 +329,7 @@ def _programs(program, bodies):
 
 class _Context:
     """What a lowering may use besides its operands: `check(flag)` (xla_lowerings docstring);
+    `out_dtypes` and `in_types`, the equation's result dtypes and operand types (numpy_type);
     `guards` are the flags of value-dependent shapes that changed (codegen's StaleShape);
     `consts` the big constants passed as arguments (by id); `program_of(body)` a loop body's
     optimized program. A loop body lowers with a `nested()` context of its own, whose flags
@@ -325,6 +340,7 @@ class _Context:
         self.checks = []
         self.guards = []
         self.out_dtypes = []
+        self.in_types = []   # what NumPy's promotion sees of each operand (numpy_type)
         self.readers = {}   # var id -> the equations reading it (xla_layout.readers)
 
     def check(self, flag):
@@ -354,9 +370,10 @@ def _fit(jax, eqn, value, var):
     if tuple(value.shape if lazy else base.shape) != var.shape:
         raise AssertionError(f"ft.jit (xla): the lowering of {eqn.op.name} gave shape "
                              f"{tuple(value.shape)}, the op gives {var.shape}")
-    if var.dtype is None or base.dtype == var.dtype:
+    dtype = native(var.dtype)
+    if dtype is None or base.dtype == dtype:
         return value if lazy else base
-    return Permuted(base.astype(var.dtype), value.perm) if lazy else base.astype(var.dtype)
+    return Permuted(base.astype(dtype), value.perm) if lazy else base.astype(dtype)
 
 
 def _on_host(jax, eqn, ins, ctx):
@@ -372,7 +389,8 @@ def _on_host(jax, eqn, ins, ctx):
     slots = [k for k, x in enumerate(ins) if not _python_value(x)]
     operands = [jax.numpy.asarray(ins[k]) for k in slots]
     avals = [(tuple(x.shape), np.dtype(x.dtype)) for x in operands]
-    specs = [jax.ShapeDtypeStruct(*_word_aval(v.shape, v.dtype)) for v in eqn.outs]
+    dtypes = [native(v.dtype) for v in eqn.outs]
+    specs = [jax.ShapeDtypeStruct(*_word_aval(v.shape, d)) for v, d in zip(eqn.outs, dtypes)]
     if eqn.guard:
         specs.append(jax.ShapeDtypeStruct((), np.bool_))
 
@@ -384,15 +402,15 @@ def _on_host(jax, eqn, ins, ctx):
         outs = out if eqn.op.multiple_results else (out,)
         stale = any(np.shape(o) != v.shape for o, v in zip(outs, eqn.outs))
         if stale:
-            outs = [np.zeros(v.shape, v.dtype) for v in eqn.outs]
-        outs = [_to_words(np, np.asarray(o, v.dtype).reshape(v.shape)) for o, v in
-                zip(outs, eqn.outs)]
+            outs = [np.zeros(v.shape, d) for v, d in zip(eqn.outs, dtypes)]
+        outs = [_to_words(np, np.asarray(o, d).reshape(v.shape)) for o, v, d in
+                zip(outs, eqn.outs, dtypes)]
         return outs + [np.asarray(stale)] if eqn.guard else outs
     outs = jax.pure_callback(kernel, specs, *[_to_words(jax, x) for x in operands])
     if eqn.guard:
         ctx.guards.append(outs[-1])
         outs = outs[:-1]
-    return [_from_words(jax, o, v.shape, v.dtype) for o, v in zip(outs, eqn.outs)]
+    return [_from_words(jax, o, v.shape, d) for o, v, d in zip(outs, eqn.outs, dtypes)]
 
 
 def _word_aval(shape, dtype):
@@ -429,6 +447,34 @@ def _from_words(xp, words, shape, dtype):
     parts = xp.lax.bitcast_convert_type(
         words.reshape(tuple(shape) + ((2, k) if k > 1 else (2,))), part)
     return xp.lax.complex(parts[..., 0], parts[..., 1])
+
+
+def native(dtype):
+    """dtype in the machine's byte order (JAX holds no other); None stays None."""
+    return dtype if dtype is None or dtype.isnative else dtype.newbyteorder("=")
+
+
+def native_value(x):
+    """A NumPy array of another byte order (as np.load or np.frombuffer give) as a native
+    copy; anything else as it is."""
+    if isinstance(x, np.ndarray) and not x.dtype.isnative:
+        return x.astype(native(x.dtype))
+    return x
+
+
+_PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def numpy_type(atom):
+    """What NumPy's promotion sees of an operand: its dtype, or the Python type of a Python
+    scalar (a weak Var, which JAX receives as an array, or a Python number): NEP 50 lets the
+    array operands' dtypes decide for a Python scalar."""
+    if atom.weak:
+        return _PYTHON_TYPES[atom.dtype.kind]
+    if isinstance(atom, Const) and not hasattr(atom.value, "dtype"):
+        value = atom.value   # a Python number, or a static value (a shape, None, a string)
+        return type(value) if isinstance(value, (bool, int, float, complex)) else None
+    return native(atom.dtype)
 
 
 def _python_value(x):

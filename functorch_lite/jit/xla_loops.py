@@ -30,7 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .xla import lower_program
+from .xla import lower_program, native
 
 
 def lower_loop(ctx, eqn, ins):
@@ -66,7 +66,7 @@ def _fori_loop(ctx, eqn, ins):
 
     def step(i, state):
         carry, f = state
-        outs, f = flags.run(loop.body, [jnp.asarray(i, index.dtype), *carry, *captured], f)
+        outs, f = flags.run(loop.body, [jnp.asarray(i, native(index.dtype)), *carry, *captured], f)
         return _cast(outs, carry_in), f
     carry, f = lax.fori_loop(np.int64(eqn.params["lower"]), np.int64(eqn.params["upper"]),
                              step, (_cast(ins[:nc], carry_in), flags.initial),
@@ -139,7 +139,7 @@ _LOWERINGS = {"scan": _scan, "fori_loop": _fori_loop, "while_loop": _while_loop,
 
 def _cast(values, atoms):
     """The values as JAX arrays of the atoms' dtypes (a jax.lax loop's carry keeps its types)."""
-    return [jnp.asarray(v, a.dtype) for v, a in zip(values, atoms)]
+    return [jnp.asarray(v, native(a.dtype)) for v, a in zip(values, atoms)]
 
 
 class _Flags:

@@ -2,8 +2,11 @@
 
 LOWERINGS maps an op's name to `lower(ctx, *operands, **params)`, which receives the operands as
 JAX values (or, for a constant of the program, its NumPy value) and returns what the op's kernel
-returns. xla.py casts each result to the dtype the trace recorded, so a lowering only has to get
-the values right; NumPy's and JAX's promotion rules never leak into the program.
+returns. xla.py casts each result to the dtype the trace recorded, so JAX's promotion rules never
+leak into the program's types; the values must still be computed in the dtype NumPy computes in
+(a sum of int8 in int64, sin of int32 in float64, not in what jax.numpy would pick and the cast
+would then only widen), which `ctx.out_dtypes` and `ctx.in_types` (what NumPy's promotion sees of
+each operand: a dtype, or a Python scalar's type) let a lowering choose.
 
 HOST_ONLY lists the ops that are not lowered, each with the reason: they run their NumPy kernel
 on the host inside the compiled program (`jax.pure_callback`), so a program holding one still
@@ -12,8 +15,7 @@ same way.
 
 A lowering raises NotLowered for operands it cannot express (a boolean mask computed by the
 program, whose selection has a value-dependent size): that equation then runs on the host.
-`ctx.out_dtypes` are the dtypes the trace recorded for the equation's results; `ctx.check(flag)`
-records a boolean that is true when the op would have raised (an index out of
+`ctx.check(flag)` records a boolean that is true when the op would have raised (an index out of
 range): the compiled function returns it with the outputs, and a call whose flag is set is re-run
 on NumPy, which raises the op's own error. `ctx.guards.append(flag)` records one that is true
 when the op's result would not have the shape the trace recorded (loop_slots): such a call traces
@@ -84,16 +86,147 @@ def _cast(a, dtype):
     return a.astype(dtype)
 
 
+def _in_loop_dtypes(ctx, ufunc, args):
+    """The array operands cast to the dtypes of the loop NumPy's ufunc runs for them
+    (`ufunc.resolve_dtypes` of the traced operand types), so the op computes in NumPy's dtype:
+    jax.numpy computes int32's sqrt, int8's division and uint32's sin in float32 where NumPy
+    computes them in float64 (sin of 2**31 - 1 in float32 is sin of 2**31). Python scalars
+    stay weak: they take the array operands' dtype in JAX as in NumPy (NEP 50)."""
+    types = tuple(ctx.in_types)
+    if len(types) != len(args) or not any(isinstance(t, np.dtype) for t in types):
+        return _promote(*args)   # Python scalars only: no array dtype decides
+    try:
+        loop = ufunc.resolve_dtypes(types + (None,) * ufunc.nout)
+    except (TypeError, ValueError):   # a Python bool, say: jax.numpy's promotion
+        return _promote(*args)
+    return [_cast(a, d) if hasattr(a, "dtype") else a for a, d in zip(args, loop)]
+
+
+def _floor_divide(ctx, x, y):
+    """NumPy's floor division: an integer x // 0 is 0 (XLA's division gives -1, and
+    floor_divide's correction -2; MIN // -1 is MIN on both); a float quotient of zero has the
+    sign of x / y (-1.0 // -3.0 is 0.0, jax.numpy's -0.0)."""
+    if jnp.issubdtype(jnp.result_type(x, y), jnp.integer):
+        zero = y == 0
+        return jnp.where(zero, 0, jnp.floor_divide(x, jnp.where(zero, 1, y)))
+    q = jnp.floor_divide(x, y)
+    return jnp.where(q == 0, jnp.copysign(jnp.zeros_like(q), x / y), q)
+
+
+def _remainder(ctx, x, y):
+    """NumPy's remainder: an integer x % 0 is 0; a float remainder of zero has the sign of y
+    (3.0 % -3.0 is -0.0, jax.numpy's 0.0)."""
+    if jnp.issubdtype(jnp.result_type(x, y), jnp.integer):
+        zero = y == 0
+        return jnp.where(zero, 0, jnp.remainder(x, jnp.where(zero, 1, y)))
+    r = jnp.remainder(x, y)
+    return jnp.where(r == 0, jnp.copysign(jnp.zeros_like(r), y), r)
+
+
+def _power(ctx, x, y):
+    """NumPy's power; of integers exact modulo the dtype's width for every exponent (jax.numpy's
+    squares six times only, so 3 ** 64 is 1), and a negative exponent raises ValueError
+    (flagged: the call re-runs on NumPy, which raises it)."""
+    if not jnp.issubdtype(jnp.result_type(x, y), jnp.integer):
+        return jnp.power(x, y)
+    if isinstance(y, int):   # a static exponent (a negative one raised while tracing)
+        return lax.integer_pow(jnp.asarray(x), y)
+    x, y = jnp.broadcast_arrays(jnp.asarray(x), jnp.asarray(y).astype(jnp.result_type(x)))
+    if jnp.issubdtype(y.dtype, jnp.signedinteger):
+        ctx.check(jnp.any(y < 0))
+    acc = jnp.ones_like(x)
+    for _ in range(8 * x.dtype.itemsize):   # square and multiply, one bit of y at a time
+        acc = jnp.where((y & 1) == 1, acc * x, acc)
+        x, y = x * x, y >> 1
+    return acc
+
+
+def _reciprocal(ctx, x):
+    """NumPy's integer reciprocal is its float64 reciprocal cast back: 1 and -1 give
+    themselves, larger magnitudes 0, and 0 whatever the C cast of inf gives on this machine
+    (NumPy's own answer, read once; XLA's saturates)."""
+    if not jnp.issubdtype(x.dtype, jnp.integer):
+        return jnp.reciprocal(x)
+    with np.errstate(all="ignore"):
+        at_zero = np.reciprocal(np.zeros(1, x.dtype))[0]
+    unit = (x == 1) | (x == -1) if jnp.issubdtype(x.dtype, jnp.signedinteger) else x == 1
+    return jnp.where(x == 0, at_zero, jnp.where(unit, x, 0))
+
+
+_NUMPY_RULES = {"floor_divide": _floor_divide, "remainder": _remainder, "power": _power,
+                "reciprocal": _reciprocal}
+"""Lowerings of ufuncs whose jax.numpy function differs from NumPy's at the edges: integer
+results XLA leaves undefined or defines otherwise (division by zero), jax.numpy's integer
+power, the sign of a float zero."""
+
+
 def _ufunc(name):
-    fn = getattr(jnp, name)
-    return lambda ctx, *args: fn(*_promote(*args))
+    """The op on operands in the dtypes of NumPy's loop: jax.numpy's function of that name, or
+    NumPy's rule where the two differ (_NUMPY_RULES)."""
+    ufunc = getattr(np, name)
+    compute = _NUMPY_RULES.get(name, lambda ctx, *args: getattr(jnp, name)(*args))
+    if not isinstance(ufunc, np.ufunc):   # real, imag: one operand, computed as it is
+        return compute
+    return lambda ctx, *args: compute(ctx, *_in_loop_dtypes(ctx, ufunc, args))
 
 
 def _reduction(fn, dtype=False):
     if dtype:
         return lambda ctx, x, axis=None, keepdims=False, dtype=None: fn(
-            x, axis=axis, keepdims=keepdims, dtype=dtype)
+            x, axis=axis, keepdims=keepdims, dtype=_accumulator(ctx, x))
     return lambda ctx, x, axis=None, keepdims=False: fn(x, axis=axis, keepdims=keepdims)
+
+
+def _accumulator(ctx, x):
+    """The dtype sum/prod accumulate in: the result's (int8's sum is int64's, as NumPy's)
+    where it is not the operand's; in the operand's own dtype jax.numpy already computes as
+    NumPy does (float16 in float32, as NumPy's pairwise loop)."""
+    dtype = ctx.out_dtypes[0]
+    return None if dtype == x.dtype else dtype
+
+
+def _cumulative(fn, combine):
+    """cumsum/cumprod accumulated in the result's dtype, as NumPy's add/multiply.accumulate:
+    jax.numpy keeps a narrow integer's dtype (int8's cumsum wraps at 127, NumPy's is int64).
+    NumPy rounds each running value of a float16 scan to float16 in turn; XLA regroups a long
+    scan (3000 x 0.1: 299.0, where NumPy's running sum stops at 256.0), which in float16 is
+    far beyond rounding, so 16-bit floats accumulate one step at a time (lax.scan)."""
+    def lower(ctx, x, axis=None, dtype=None):
+        dtype = ctx.out_dtypes[0]
+        x = jnp.asarray(x)
+        if axis is None:
+            x, axis = jnp.ravel(x), 0
+        if dtype.kind != "f" or dtype.itemsize > 2 or x.shape[axis] < 2:
+            return fn(x, axis=axis, dtype=dtype)
+        steps = jnp.moveaxis(x.astype(dtype), axis, 0)
+
+        def step(carry, value):
+            carry = combine(carry, value)
+            return carry, carry
+        _, rest = lax.scan(step, steps[0], steps[1:])
+        return jnp.moveaxis(jnp.concatenate([steps[:1], rest]), 0, axis)
+    return lower
+
+
+def _round(ctx, x, decimals=0):
+    """NumPy's round: an integer array with decimals < 0 (which jax.numpy refuses) is
+    rint(x / 10**-decimals) * 10**-decimals in float64, cast back. Only the multiple of
+    10**-decimals next past the dtype's maximum (or minimum) can leave the range, as the
+    rounding of that extreme itself: there the value is NumPy's own (its C cast, int8's 127
+    gives -126 on x86), read once."""
+    x = jnp.asarray(x)
+    if decimals >= 0 or not jnp.issubdtype(x.dtype, jnp.integer):
+        return jnp.round(x, decimals)
+    # behind a barrier: XLA would divide by the constant as a product with its (inexact)
+    # reciprocal, one last bit off NumPy's quotient a third of the time
+    scale = lax.optimization_barrier(jnp.float64(10.0 ** -decimals))
+    y = jnp.rint(x.astype(np.float64) / scale) * scale
+    info = np.iinfo(x.dtype)
+    with np.errstate(all="ignore"):
+        high, low = (np.round(np.array(v, x.dtype), decimals) for v in (info.max, info.min))
+    above, below = y >= float(info.max) + 1, y < float(info.min)   # 2**(bits-1), exactly
+    inside = jnp.where(above | below, 0, y).astype(x.dtype)
+    return jnp.where(above, high, jnp.where(below, low, inside))
 
 
 # -- indexing --
@@ -338,6 +471,23 @@ def _pivots_to_permutation(ctx, piv):
     return lax.linalg.lu_pivots_to_permutation(jnp.asarray(piv, jnp.int32), piv.shape[-1])
 
 
+def _sliding_product(fn, default_mode):
+    """correlate/convolve in NumPy's dtype: jax.numpy computes integers in floats, whose cast
+    back saturates where NumPy's integer loop wraps (int8's [100, 33, 100] correlated with
+    itself gave 127s); an XLA integer convolution wraps as NumPy's does. NumPy's correlate of
+    booleans is whether any product is true: the count of true products, compared to 0."""
+    def lower(ctx, a, v, mode=default_mode):
+        a, v = _promote(a, v)
+        dtype = ctx.out_dtypes[0]
+        if dtype.kind == "b":
+            counts = fn(_cast(a, np.int64), _cast(v, np.int64), mode=mode,
+                        preferred_element_type=np.int64)
+            return counts != 0
+        kind = {"preferred_element_type": dtype} if dtype.kind in "iu" else {}
+        return fn(a, v, mode=mode, precision=_HIGHEST, **kind)
+    return lower
+
+
 def _einsum(ctx, *operands, subscripts, optimize="greedy"):
     return jnp.einsum(subscripts, *_promote(*operands), precision=_HIGHEST)
 
@@ -350,7 +500,7 @@ def _threefry(ctx, key, counts):
 LOWERINGS = {name: _ufunc(name) for name in UFUNCS}
 LOWERINGS.update({
     "stop_gradient": lambda ctx, x: x,
-    "round": lambda ctx, x, decimals=0: jnp.round(x, decimals),
+    "round": _round,
     "where": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
     "lax_select": lambda ctx, cond, x, y: jnp.where(cond, *_promote(x, y)),
     "astype": lambda ctx, x, dtype: _cast(x, dtype),
@@ -363,8 +513,8 @@ LOWERINGS.update({
     "argmin": _arg_extreme(jnp.argmin, jnp.min),
     "all": _reduction(jnp.all),
     "any": _reduction(jnp.any),
-    "cumsum": lambda ctx, x, axis=None, dtype=None: jnp.cumsum(x, axis=axis, dtype=dtype),
-    "cumprod": lambda ctx, x, axis=None, dtype=None: jnp.cumprod(x, axis=axis, dtype=dtype),
+    "cumsum": _cumulative(jnp.cumsum, jnp.add),
+    "cumprod": _cumulative(jnp.cumprod, jnp.multiply),
     "sort": lambda ctx, x, axis=-1: jnp.sort(x, axis=axis),
     "argsort": _argsort,
     "searchsorted": lambda ctx, a, v, side="left": jnp.searchsorted(a, v, side=side),
@@ -405,10 +555,8 @@ LOWERINGS.update({
     "cholesky": lambda ctx, a: jnp.linalg.cholesky(a),
     "eigh": lambda ctx, a, UPLO="L": tuple(jnp.linalg.eigh(a, UPLO=UPLO)),
     "svd": lambda ctx, a, full_matrices=True: tuple(jnp.linalg.svd(a, full_matrices)),
-    "correlate": lambda ctx, a, v, mode="valid": jnp.correlate(*_promote(a, v), mode=mode,
-                                                               precision=_HIGHEST),
-    "convolve": lambda ctx, a, v, mode="full": jnp.convolve(*_promote(a, v), mode=mode,
-                                                            precision=_HIGHEST),
+    "correlate": _sliding_product(jnp.correlate, "valid"),
+    "convolve": _sliding_product(jnp.convolve, "full"),
     "eigvalsh": lambda ctx, a, UPLO="L": jnp.linalg.eigvalsh(a, UPLO=UPLO),
     "svdvals": lambda ctx, a: jnp.linalg.svd(a, compute_uv=False),
     "qr": lambda ctx, a, mode="reduced": tuple(jnp.linalg.qr(a, mode)),

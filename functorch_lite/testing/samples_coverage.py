@@ -132,12 +132,18 @@ def _corrcoef(rng):
 
 
 def _signal(rng):
-    """Every mode, with the first sequence longer, shorter and as long; the default mode."""
+    """Every mode, with the first sequence longer, shorter and as long; the default mode;
+    int8 products that wrap (NumPy's integer loop, not a float one cast back) and booleans."""
     out = [S(_a(rng, n), _a(rng, m), mode=mode)
            for n, m in [(6, 3), (3, 5), (4, 4), (2, 7), (5, 1)]
            for mode in ("full", "same", "valid")]
+    wraps = np.array([100, 33, -100, 7], np.int8)
     return out + [S(_a(rng, 5), _a(rng, 2)), S(_a(rng, 4, dtype=F32), _a(rng, 3, dtype=F32)),
-                  S(np.array([1, 2, 3]), np.array([0, 1]), mode="same")]
+                  S(np.array([1, 2, 3]), np.array([0, 1]), mode="same"),
+                  S(wraps, wraps[:3], mode="full", name="i8_wraps_full"),
+                  S(wraps[:2], wraps, mode="same", name="i8_wraps_same"),
+                  S(np.array([True, False, True]), np.array([False, True]), mode="full",
+                    name="bool_full")]
 
 
 def _meshgrid(rng):

@@ -15,7 +15,16 @@ def _red(name, samples, differentiable=True, **kw):
 
 
 def _sum_dtype(rng):
-    return [S(array(rng, (3, 4), F32), axis=1, dtype=F64), S(array(rng, (3,), I64), dtype=F64)]
+    return [S(array(rng, (3, 4), F32), axis=1, dtype=F64), S(array(rng, (3,), I64), dtype=F64),
+            *_widening(rng)]
+
+
+def _widening(rng):
+    """Narrow integers whose sums and products leave their dtype: NumPy's are int64 (uint64),
+    so nothing wraps (a backend that accumulates in int8 gives 100, -56, 44)."""
+    return [S(np.array([100, 100, 100], np.int8), name="i8_widens"),
+            S(np.array([[200, 100, 7], [250, 3, 255]], np.uint8), axis=0, name="u8_widens_axis=0"),
+            S(np.array([[30000, 20000], [-30000, 9]], np.int16), axis=-1, name="i16_widens")]
 
 
 def _var_extra(ddof_name):
@@ -28,7 +37,7 @@ def _scan(domain):
                 S(array(rng, (2, 3), F64, domain), axis=-1), S(array(rng, (2, 3), F64, domain)),
                 S(array(rng, (), F64, domain)), S(array(rng, (0, 3), F64, domain), axis=0),
                 S(array(rng, (5,), F32, domain), axis=0), S(array(rng, (3,), I64, domain)),
-                S(array(rng, (2, 3), F32, domain), axis=0, dtype=F64)]
+                S(array(rng, (2, 3), F32, domain), axis=0, dtype=F64), *_widening(rng)]
     return samples
 
 
