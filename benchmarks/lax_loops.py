@@ -1,5 +1,5 @@
 """ft.jit of lax loops: compile time and call time of a loop compiled as one loop equation
-(Note [compiled loops] in functorch_lite/jit/loops.py) against the same loop recorded step by
+(Note [compiled loops] in functorch_lite/lax/lowering.py) against the same loop recorded step by
 step (unrolled), and against a hand-written NumPy loop, in one run.
 
 Rows: an RNN scan (tanh(h @ W + x), d=16) over n steps, and a Newton square root by while_loop
@@ -22,7 +22,7 @@ import numpy as np
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
-from functorch_lite.jit import loops
+from functorch_lite.compiler import bodies as loops
 
 
 @contextlib.contextmanager

@@ -9,7 +9,11 @@ from . import tree  # noqa: F401
 from . import random  # noqa: F401
 from . import optim  # noqa: F401
 from . import dp  # noqa: F401
-from .tensor import Tensor, TransformTensor, _install_array_methods
+from . import scipy  # noqa: F401  (SciPy's functions on wrappers reach it)
+import importlib.util as _importlib_util
+if _importlib_util.find_spec("dask") is not None:
+    from . import dask  # noqa: F401  (vmap hands Dask arrays to it)
+from .tensor import Tensor, TransformTensor
 from .dispatch import Op, OPS, defop
 from .interpreter import Interpreter, EscapedWrapperError, reset_level_stack
 from .backend import DeviceMismatchError
@@ -25,12 +29,11 @@ from .transforms.gauss_newton import make_ggnvp
 from .transforms.custom import custom_vjp, custom_jvp
 from .transforms.checkpoint import checkpoint, remat, checkpoint_policies
 from .rule_checks import RuleError
-from .jit import jit, make_graph, TracerConversionError
+from .compiler import jit, make_graph, TracerConversionError
 from . import lax  # noqa: F401
 from .lax import scan, fori_loop, while_loop, cond
-from .jit.xla import set_jit_backend
+from .compiler.xla import set_jit_backend
 
-_install_array_methods()
 
 __all__ = [
     "make_ggnvp",

@@ -1,6 +1,6 @@
 """The Dask bridge: vmap over Dask arrays, and gradient sums over a Dask-chunked batch.
 
-The library schedules nothing itself (DESIGN.md, section 8). A vmapped function whose batched
+The library schedules nothing itself (docs/architecture.md). A vmapped function whose batched
 arguments include a `dask.array.Array` becomes a Dask graph: the batch dimension keeps its chunks,
 every other dimension is rechunked to one chunk, and the in-memory vmap runs once per batch chunk
 through `dask.array.blockwise`. Unbatched arguments enter the graph once, as one key each, so a
@@ -12,19 +12,20 @@ its threads by default, or the `distributed.Client` the user has opened.
 Install with the `dask` extra, from a clone: `pip install -e ".[dask]"`.
 """
 import functools
+import importlib.util
+import sys
 
 import numpy as np
 import optree
 
-try:
-    import dask
-    import dask.array as da
-except ImportError as err:  # pragma: no cover - exercised only without the extra
-    raise ImportError("functorch_lite.dask needs Dask: install the extra with "
-                      "pip install \"dask[array]\" distributed (or, from a clone, pip install -e \".[dask]\")") from err
-
-from .transforms.vmap import _batch_size, _out_dims_per_leaf, vmap
+from .transforms.vmap import _batch_size, _out_dims_per_leaf, register_handover, vmap
 from .tree import ravel
+
+if importlib.util.find_spec("dask") is None:  # pragma: no cover - only without the extra
+    raise ImportError("functorch_lite.dask needs Dask: install the extra with "
+                      "pip install \"dask[array]\" distributed (or, from a clone, pip install -e \".[dask]\")")
+# Dask itself is imported where it is used: functorch_lite imports this module whenever Dask is
+# installed (vmap hands Dask arrays to it), and importing Dask takes seconds.
 
 __all__ = ["is_dask_array", "vmap_over_chunks", "grad_sum", "value_and_grad_sum",
            "chunk_memory_limit"]
@@ -48,7 +49,8 @@ def is_dask_array(x):
         >>> is_dask_array(da.ones(3, chunks=1)), is_dask_array(np.ones(3))
         (True, False)
     """
-    return isinstance(x, da.Array)
+    da = sys.modules.get("dask.array")   # no Dask array exists before it is imported
+    return da is not None and isinstance(x, da.Array)
 
 
 def chunk_memory_limit():
@@ -74,6 +76,7 @@ def chunk_memory_limit():
         ...     chunk_memory_limit()
         2000000000
     """
+    import dask
     limit = dask.config.get("functorch_lite.chunk-limit", None)
     if limit is not None:
         return dask.utils.parse_bytes(limit) if isinstance(limit, str) else int(limit)
@@ -88,6 +91,7 @@ def chunk_memory_limit():
 
 
 def _check_chunk_fits(x, bdim, name):
+    import dask
     limit = chunk_memory_limit()
     if limit is None:
         return
@@ -109,6 +113,8 @@ def _map_chunks(chunk_fn, leaves, dims):
     becomes one chunk; unbatched leaves enter the graph once each. Returns (boxes, operands,
     batch_chunks): `boxes` has one object element per chunk holding what chunk_fn returned.
     """
+    import dask
+    import dask.array as da
     first = next(k for k, (x, d) in enumerate(zip(leaves, dims))
                  if d is not None and is_dask_array(x))
     ref = leaves[first]
@@ -175,6 +181,7 @@ def vmap_over_chunks(func, in_dims, out_dims, args, kwargs, leaves, dims):
         >>> out.chunks, out.compute().tolist()
         (((2, 2, 2),), [3.0, 3.0, 3.0, 3.0, 3.0, 3.0])
     """
+    import dask.array as da
     mapped = vmap(func, in_dims=in_dims, out_dims=out_dims)
     rebuild = functools.partial(optree.tree_unflatten, optree.tree_structure(args))
     boxes, operands, bchunks = _map_chunks(
@@ -208,6 +215,7 @@ class _Pick:
 
 def _first_example(mapped, operands, dims, rebuild, kwargs):
     """The outputs for a batch of the first example: their structure, dtypes and shapes."""
+    import dask
     parts = []
     for x, d in zip(operands, dims):
         if d is None:
@@ -220,6 +228,7 @@ def _first_example(mapped, operands, dims, rebuild, kwargs):
 
 
 def _gradient_sum(f, argnums, in_dims, split_every, with_value):
+    import dask.array as da
     from .transforms.reverse import _check_scalar_output, grad_and_value
     transform = "value_and_grad_sum" if with_value else "grad_sum"
 
@@ -347,3 +356,12 @@ def value_and_grad_sum(f, argnums=0, *, in_dims=None, split_every=None):
         (True, (2,))
     """
     return _gradient_sum(f, argnums, in_dims, split_every, with_value=True)
+
+
+def _claims(leaves, dims):
+    """Whether a batched argument is a Dask array: vmap then builds a Dask graph."""
+    return "dask.array" in sys.modules and any(
+        d is not None and is_dask_array(x) for x, d in zip(leaves, dims))
+
+
+register_handover(_claims, vmap_over_chunks)

@@ -115,8 +115,7 @@ class Tensor:
         try:
             out = self._concretize("array")
         except TypeError as e:
-            from .scipy._hints import scipy_hint
-            hint = scipy_hint()
+            hint = "".join(h() for h in _CONVERSION_HINTS)
             if hint:
                 raise TypeError(hint + str(e)) from None
             raise
@@ -141,16 +140,14 @@ class Tensor:
     # No __iadd__ & co.: `x += y` rebinds x to x + y (as for JAX arrays), so the familiar NumPy
     # spelling works under transforms and never writes into a value another name still holds.
     # (ft.jit's tracer refuses it on arrays, which eager NumPy writes into: Note [augmented
-    # assignment under ft.jit] in jit/trace.py.)
+    # assignment under ft.jit] in compiler/trace.py.)
 
     # -- NumPy protocols --
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from .numpy._protocols import array_ufunc
-        return array_ufunc(ufunc, method, inputs, kwargs)
+        return _protocols["array_ufunc"](ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from .numpy._protocols import array_function
-        return array_function(func, args, kwargs)
+        return _protocols["array_function"](func, args, kwargs)
 
     def __repr__(self):
         return f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype})"
@@ -264,9 +261,24 @@ def check_usable(leaves):
                 x._interpreter.check_alive(x)
 
 
-def _install_array_methods():
-    """Python operators and ndarray-style methods, each a call into functorch_lite.numpy."""
-    from . import numpy as fnp
+# What the NumPy namespace (functorch_lite.numpy, a floor above) installs at import
+# (install_numpy): the ufunc and array-function protocols; and sentences that name a
+# replacement when converting a wrapper to an array fails (functorch_lite.scipy adds its own).
+_protocols = {}
+_CONVERSION_HINTS = []
+
+
+def add_conversion_hint(hint):
+    """Register `hint()`: a sentence prefixed to the TypeError of a failed conversion to an array
+    (np.asarray(wrapper)), or '' when it has nothing to say about the current call."""
+    _CONVERSION_HINTS.append(hint)
+
+
+def install_numpy(fnp, array_ufunc, array_function):
+    """Give Tensor its array interface: Python operators and ndarray-style methods, each a call
+    into the NumPy namespace `fnp`, and NumPy's protocols (`array_ufunc(ufunc, method, inputs,
+    kwargs)`, `array_function(func, args, kwargs)`). functorch_lite.numpy calls it at import."""
+    _protocols.update(array_ufunc=array_ufunc, array_function=array_function)
 
     def binary(fn):
         return (lambda self, other: fn(self, other)), (lambda self, other: fn(other, self))

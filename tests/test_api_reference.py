@@ -46,7 +46,7 @@ NAMES = list(public_names())
 
 def entry_paths(module, name, obj):
     """The paths a reference entry may name the object by: its public one, or where it is
-    defined (ft.jit is documented as functorch_lite.jit.api.jit: the jit subpackage shadows it)."""
+    defined."""
     paths = [f"{module}.{name}"]
     if getattr(obj, "__module__", None) and getattr(obj, "__qualname__", None) == name:
         paths.append(f"{obj.__module__}.{name}")

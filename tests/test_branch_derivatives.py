@@ -1,6 +1,6 @@
 """Derivatives through cond, switch and while_loop go only through the branch each example
-takes (lax.py's Note [branches and their derivatives]), and a jitted cond runs only the branch
-each call takes (jit/loops.py's Note [compiled branches]).
+takes (lax/api.py's Note [branches and their derivatives]), and a jitted cond runs only the branch
+each call takes (lax/lowering.py's Note [compiled branches]).
 
 The reference is always eager code with a concrete predicate, one example at a time: there a
 cond runs one branch in Python, so nothing of the other branch can reach the result. Every

@@ -9,11 +9,11 @@ import pytest
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
-from functorch_lite.jit.cse import eliminate_common_subexpressions
-from functorch_lite.jit.dce import eliminate_dead_code
-from functorch_lite.jit.fold import fold_constants
-from functorch_lite.jit.ir import Const, Eqn, Program, Var
-from functorch_lite.jit.simplify import simplify
+from functorch_lite.compiler.cse import eliminate_common_subexpressions
+from functorch_lite.compiler.dce import eliminate_dead_code
+from functorch_lite.compiler.fold import fold_constants
+from functorch_lite.compiler.ir import Const, Eqn, Program, Var
+from functorch_lite.compiler.simplify import simplify
 from functorch_lite.ops import BUILTIN_OPS as OPS
 
 rng = np.random.default_rng(0)
@@ -327,7 +327,7 @@ def test_jit_as_method_decorator_and_chunked_jacrev():
 
 
 def test_buffer_plan_reuses_dead_ufunc_intermediates_only():
-    from functorch_lite.jit.buffers import plan_buffers
+    from functorch_lite.compiler.buffers import plan_buffers
     x, a, b, c, d, e, f = (Var(i, (3,), "f8", strides=(8,)) for i in range(7))
     p = _program([Eqn(OPS["sin"], {}, [x], [a]),            # a: fresh, read by ufuncs only
                   Eqn(OPS["cos"], {}, [a], [b]),            # a dies here: b takes it
@@ -344,7 +344,7 @@ def test_buffer_plan_reuses_dead_ufunc_intermediates_only():
                   Eqn(OPS["exp"], {}, [b], [strided])], [x], [strided])
     assert 2 not in plan_buffers(q)     # a buffer of another layout is not taken
     args = [rng.standard_normal(3)]
-    from functorch_lite.jit.codegen import generate
+    from functorch_lite.compiler.codegen import generate
     fn = generate(p, np)
     assert "out=v1" in fn.source and "out=v4" in fn.source
     for got, want in zip(fn(*args), p.evaluate(*args)):

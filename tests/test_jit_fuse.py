@@ -6,9 +6,9 @@ import optree
 import pytest
 
 import functorch_lite as ft
-from functorch_lite.jit.codegen import generate
-from functorch_lite.jit.fuse import elementwise_name, fusion_groups
-from functorch_lite.jit.ir import Const, Eqn, Program, Var
+from functorch_lite.compiler.codegen import generate
+from functorch_lite.compiler.fuse import elementwise_name, fusion_groups
+from functorch_lite.compiler.ir import Const, Eqn, Program, Var
 from functorch_lite.ops import BUILTIN_OPS as OPS
 
 rng = np.random.default_rng(0)

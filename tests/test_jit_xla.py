@@ -10,7 +10,7 @@ import pytest
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
-from functorch_lite.jit import xla
+from functorch_lite.compiler import xla
 from xla_checks import assert_backends_agree
 
 HAS_JAX = True
@@ -146,7 +146,7 @@ def test_an_out_of_range_index_array_raises_as_numpy_does():
 
 @needs_jax
 def test_host_only_and_foreign_ops_run_their_numpy_kernel_inside_the_program():
-    from functorch_lite.jit.xla_lowerings import HOST_ONLY
+    from functorch_lite.compiler.xla_lowerings import HOST_ONLY
     assert "argpartition" in HOST_ONLY
     rng = np.random.default_rng(2)
     double = ft.defop("xla_test_double_plus_one", lambda xp, x: 2 * x + 1,

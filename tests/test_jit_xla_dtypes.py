@@ -12,7 +12,7 @@ import functorch_lite as ft
 from xla_checks import assert_backends_agree
 
 jax = pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install -e '.[xla]')")
-from functorch_lite.jit.xla_lowerings import UFUNCS  # noqa: E402
+from functorch_lite.compiler.xla_lowerings import UFUNCS  # noqa: E402
 
 INTEGERS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
 

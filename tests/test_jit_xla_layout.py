@@ -1,5 +1,5 @@
 """The XLA backend's lazy transposes (Note [lazy transposes in the XLA lowering] in
-jit/xla_layout.py): a vmap(hessian) MLP compiles with the one transpose JAX's own trace of it
+compiler/xla_layout.py): a vmap(hessian) MLP compiles with the one transpose JAX's own trace of it
 has, not ten; programs that read transposed values through every kind of reader agree with the
 NumPy backend and eager code; and the reshape of a lazily transposed value equals NumPy's
 wherever it stays lazy."""
@@ -15,8 +15,8 @@ from xla_checks import assert_backends_agree
 pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install -e '.[xla]')")
 import jax.numpy as jnp  # noqa: E402
 
-from functorch_lite.jit import xla_layout  # noqa: E402
-from functorch_lite.jit.xla_layout import Permuted, computed, permute  # noqa: E402
+from functorch_lite.compiler import xla_layout  # noqa: E402
+from functorch_lite.compiler.xla_layout import Permuted, computed, permute  # noqa: E402
 
 RNG = np.random.default_rng(0)
 

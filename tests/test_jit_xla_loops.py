@@ -2,7 +2,7 @@
 around its lowered body, never unrolled and never a host callback, with results equal to the
 NumPy backend's (xla_checks.py: 1e-12 of the result's scale in float64) and to eager code; host
 ops, nested loops and captured arguments inside bodies; and the errors and retraces that checks
-and guards inside a body cause (Note [XLA loops] in jit/xla_loops.py)."""
+and guards inside a body cause (Note [XLA loops] in lax/xla.py)."""
 import re
 
 import numpy as np

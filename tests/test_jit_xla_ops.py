@@ -14,7 +14,7 @@ from test_jit_ops import _same_layout_copy
 from xla_checks import assert_backends_agree
 
 pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install -e '.[xla]')")
-from functorch_lite.jit.xla_lowerings import HOST_ONLY, LOWERINGS  # noqa: E402
+from functorch_lite.compiler.xla_lowerings import HOST_ONLY, LOWERINGS  # noqa: E402
 
 
 def test_every_builtin_op_has_a_lowering_or_a_reason():

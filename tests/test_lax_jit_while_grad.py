@@ -1,5 +1,5 @@
 """Reverse mode through a while_loop under ft.jit (Note [reverse mode through while_loop] in
-transforms/loop_rules.py): the compiled derivative equals the eager one (which differentiates the
+lax/rules.py): the compiled derivative equals the eager one (which differentiates the
 iterations that ran) over calls whose trip counts differ, the program does not grow with the trip
 count, a call needing more steps than the recorded bound traces again (bounds only grow), and it
 composes with vmap, jvp and itself, on both backends."""

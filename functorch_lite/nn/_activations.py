@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..numpy._indexing import on_device_of
+from ..numpy._logsumexp import logsumexp, max_shift as _max_shift  # noqa: F401 (public here)
 from ..numpy._util import dtype_of, normalize_axis, xp_of
 from ..ops.checks import check_range
 from ..ops.elementwise import stop_gradient
@@ -147,43 +148,6 @@ def silu(x):
         True
     """
     return x * sigmoid(x)
-
-
-def _max_shift(x, axis):
-    """max over axis (keepdims), replaced by 0 where it is not finite (all -inf rows).
-
-    The functions below do not depend on the shift mathematically (it cancels), so it is a
-    constant to every transform (stop_gradient): no derivative of max or where is computed,
-    at any order, and the ops run below the transforms' levels."""
-    m = fnp.max(stop_gradient(x), axis=axis, keepdims=True)
-    return fnp.where(fnp.isfinite(m), m, 0)
-
-
-def logsumexp(x, axis=-1, keepdims=False):
-    """log(sum(exp(x))) over `axis` (jax.nn.logsumexp, torch.logsumexp).
-
-    Shifted by the maximum so that it cannot overflow; a slice that is all -inf gives -inf.
-    The shift is a constant to every transform, so the gradient is softmax(x).
-
-    Args:
-        x: an array of any shape (at least 1-d).
-        axis: the axis (or tuple of axes) to reduce; negative counts from the end.
-        keepdims: keep the reduced axes with size 1.
-
-    Returns:
-        x's shape without `axis` (with it as size 1 when keepdims=True).
-
-    Examples:
-        >>> import numpy as np, functorch_lite as ft
-        >>> x = np.array([[1000.0, 1000.0], [0.0, 0.0]])
-        >>> bool(np.allclose(ft.nn.logsumexp(x), [1000.0 + np.log(2), np.log(2)]))
-        True
-        >>> ft.nn.logsumexp(x, axis=0, keepdims=True).shape
-        (1, 2)
-    """
-    m = _max_shift(x, axis)
-    out = fnp.log(fnp.sum(fnp.exp(x - m), axis=axis, keepdims=True)) + m
-    return out if keepdims else fnp.squeeze(out, axis=axis)
 
 
 def log_softmax(x, axis=-1):

@@ -3,6 +3,8 @@
 Like `jax.numpy`: the same functions are reached by `np.*` calls on wrappers through NumPy's
 dispatch protocols. Functions return plain arrays when given plain arrays.
 """
+import sys as _sys
+
 from ..ops.elementwise import (  # noqa: F401  (primitives with NumPy's own signatures)
     negative, positive, abs, sign, exp, exp2, expm1, log, log2, log10, log1p, sqrt, cbrt,
     square, reciprocal, sin, cos, tan, arcsin, arccos, arctan, sinh, cosh, tanh, arcsinh,
@@ -43,6 +45,8 @@ from ..ops.bessel import i0  # noqa: F401
 from . import linalg, fft  # noqa: F401
 from . import lib  # noqa: F401
 from . import _ufunc_methods
+from . import _protocols
+from .. import tensor as _tensor
 from numpy import pi, e, inf, nan, newaxis, float16, float32, float64, complex64, complex128, \
     int8, int16, int32, int64, uint8, bool_, dtype, finfo, iinfo  # noqa: F401
 
@@ -52,3 +56,5 @@ __all__ = [n for n in dir() if not n.startswith("_") and n not in {
     "iinfo", "getitem", "at", "add_along_axis"}]
 
 _ufunc_methods.install()
+_protocols.install(_sys.modules[__name__])
+_tensor.install_numpy(_sys.modules[__name__], _protocols.array_ufunc, _protocols.array_function)

@@ -87,7 +87,7 @@ def getitem(a, idx):
 def numpy_scalar(a):
     """a, or a[()] when it is 0-d: the NumPy scalar NumPy's own function gives for a 0-d result
     (its last step a ufunc or a reduction). Recorded on a wrapper, so ft.jit returns that type
-    too (Note [output types] in jit/trace.py)."""
+    too (Note [output types] in compiler/trace.py)."""
     return getitem_p(a, index=()) if ndim(a) == 0 else a
 
 

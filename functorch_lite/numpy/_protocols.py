@@ -14,10 +14,18 @@ _HOW_TO_EXTEND = ("define it as a primitive with functorch_lite.defop and give i
                   "(see docs/extending.md), or call it outside the transform")
 
 
+_fnp = None   # the namespace, set by functorch_lite.numpy at import (install)
+
+
+def install(namespace):
+    global _fnp
+    _fnp = namespace
+
+
 @functools.cache
 def _function_table():
     """numpy function object -> our implementation, for every name both namespaces share."""
-    from .. import numpy as fnp
+    fnp = _fnp
     table = {}
     for name in fnp.__all__:
         ours, theirs = getattr(fnp, name), getattr(np, name, None)
@@ -49,7 +57,7 @@ def array_function(func, args, kwargs):
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):
-    from .. import numpy as fnp
+    fnp = _fnp
     if kwargs.get("out") is not None:
         raise TypeError(f"numpy.{ufunc.__name__}(..., out=...) would write in place; "
                         "transforms are functional: use the return value")
@@ -75,20 +83,31 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     raise TypeError(f"numpy.{name} is not supported on functorch_lite values; " + _HOW_TO_EXTEND)
 
 
-_SCIPY_UFUNC_NAMES = {"psi": "digamma"}   # the ufunc's own name -> its public name
+# Ufuncs from outside NumPy that a higher package implements: their module's name -> (our
+# namespace of the same names, {a ufunc's own __name__: its public name}). functorch_lite.scipy
+# registers scipy.special's at import (register_foreign_ufuncs).
+_FOREIGN_UFUNCS = {}
+
+
+def register_foreign_ufuncs(module_name, ours, aliases=None):
+    """Route the ufuncs of the module `module_name` (scipy.special) to the functions of the
+    same names in `ours` (its `__all__`) when they meet a wrapper."""
+    _FOREIGN_UFUNCS[module_name] = (ours, dict(aliases or {}))
 
 
 def _foreign_ufunc(ufunc, method, inputs, kwargs):
     """A ufunc from outside NumPy: scipy.special's reach functorch_lite.scipy.special."""
-    name = _SCIPY_UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__)
-    special = sys.modules.get("scipy.special")
-    if special is not None and getattr(special, name, None) is ufunc:
-        from ..scipy import special as ours
+    name = ufunc.__name__
+    for module_name, (ours, aliases) in _FOREIGN_UFUNCS.items():
+        name = aliases.get(ufunc.__name__, ufunc.__name__)
+        theirs = sys.modules.get(module_name)
+        if theirs is None or getattr(theirs, name, None) is not ufunc:
+            continue
         if method == "__call__" and name in ours.__all__:
             return getattr(ours, name)(*inputs, **kwargs)
         what = name if method == "__call__" else f"{name}.{method}"
-        raise TypeError(f"scipy.special.{what} is not supported on functorch_lite values; "
-                        "functorch_lite.scipy.special has " + ", ".join(ours.__all__) + "; for "
+        raise TypeError(f"{module_name}.{what} is not supported on functorch_lite values; "
+                        f"{ours.__name__} has " + ", ".join(ours.__all__) + "; for "
                         "another function, " + _HOW_TO_EXTEND)
     raise TypeError(f"the ufunc {name}.{method} (not NumPy's) is not supported on "
                     "functorch_lite values; " + _HOW_TO_EXTEND)

@@ -16,12 +16,12 @@ import numpy as np
 from ..ops import elementwise as ew
 from . import _reductions as red
 from ._indexing import numpy_scalar
+from ._logsumexp import logsumexp
 from ._shape import concatenate, expand_dims, moveaxis
 from ._util import as_operand, dtype_of, ndim, normalize_axis, reject, shape, xp_of
 
 
 def _logsumexp(a, axis=0, keepdims=False):
-    from ..nn import logsumexp
     a = as_operand(a)
     if axis is None:
         axis = tuple(range(ndim(a)))

@@ -32,5 +32,5 @@ loop_slots = defop(
         "arange: the static steps of a loop recorded for reverse mode, whose bound was chosen "
         "from the trip counts when it was traced. The result's length depends on n's values, "
         "so a compiled program replaying it traces again when a call needs more steps "
-        "(transforms/loop_rules.py, Note [reverse mode through while_loop]).")
+        "(lax/rules.py, Note [reverse mode through while_loop]).")
 loop_slots.value_dependent_shape = lambda n, bound: True

@@ -7,6 +7,14 @@ SciPy kernels (erf, gammaln, ndtri, ..., solve_triangular, lu_factor, expm) need
 run; the composites (expit, logsumexp, xlogy, cho_solve, the distributions) are built from
 library ops.
 """
+from .. import tensor as _tensor
+from ..numpy._protocols import register_foreign_ufuncs as _register_foreign_ufuncs
 from . import special, linalg, stats, sparse  # noqa: F401
+from ._hints import scipy_hint as _scipy_hint
 
 __all__ = ["special", "linalg", "stats", "sparse"]
+
+# SciPy's ufuncs meeting a wrapper run ours (scipy.special.psi is digamma there); SciPy's
+# Python functions that convert a wrapper fail naming ours.
+_register_foreign_ufuncs("scipy.special", special, {"psi": "digamma"})
+_tensor.add_conversion_hint(_scipy_hint)

@@ -6,9 +6,6 @@ scipy.stats.*) convert their arguments with np.asarray first, which a transform 
 the conversion error then names our function of the same name."""
 import sys
 
-_SUBMODULES = ("special", "linalg", "stats")
-
-
 def _scipy_frame():
     """(submodule, function name) of the outermost SciPy frame on the stack, or None."""
     frame, found = sys._getframe(2), None
@@ -26,10 +23,10 @@ def scipy_hint():
     if found is None:
         return ""
     sub, name = found
-    if sub not in _SUBMODULES:
+    if sub not in ("special", "linalg", "stats"):
         return ""
-    import importlib
-    ours = importlib.import_module(f"functorch_lite.scipy.{sub}")
+    from . import linalg, special, stats
+    ours = {"special": special, "linalg": linalg, "stats": stats}[sub]
     target = (f"functorch_lite.scipy.{sub}.{name}" if name in getattr(ours, "__all__", ())
               else f"the functions of functorch_lite.scipy.{sub} ({', '.join(ours.__all__)})")
     return (f"SciPy's scipy.{sub}.{name} converts its arguments to NumPy arrays, which a "

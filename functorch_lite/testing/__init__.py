@@ -1,5 +1,5 @@
 """Public testing helpers: the op sample database and the checks the test suite runs on every op."""
-from .passthrough import PassThroughInterpreter, PassThroughTensor, passthrough  # noqa: F401
+from .pass_through import PassThroughInterpreter, PassThroughTensor, passthrough  # noqa: F401
 from .jvp_checks import (  # noqa: F401
     check_jvp, check_transpose, float_leaf_function, float_outputs, numerical_jvp,
     random_tangents, real_outputs)

@@ -178,7 +178,7 @@ def as_plain(x):
     """NumPy scalars (what NumPy returns for 0-d results) become 0-d arrays, so transforms
     return arrays consistently, ft.jit's tracer of one (`replays_layout`) likewise a tracer of
     the 0-d array, so a jitted transform returns what the eager one does (Note [output types]
-    in jit/trace.py); everything else is unchanged."""
+    in compiler/trace.py); everything else is unchanged."""
     if isinstance(x, np.generic):
         return np.asarray(x)
     if isinstance(x, TransformTensor) and x.replays_layout:

@@ -27,7 +27,6 @@ import optree
 from .. import numpy as fnp
 from ..dispatch import Op
 from ..interpreter import recomputation, stack
-from ..jit import loops
 from ..tensor import TransformTensor
 from ._pytree import check_function
 from .reverse import GradTensor, ReverseInterpreter, _Node
@@ -107,9 +106,9 @@ def checkpoint(fun=None, *, policy=None):
 
     @functools.wraps(fun)
     def checkpointed(*args, **kwargs):
-        if loops.body_tracing() and not loops.tracing_at_top():
-            out = loops.checkpointed_call(fun, args, kwargs, name)
-            if out is not None:   # Note [loops under the transforms] in loop_rules.py
+        if _in_loop_body is not None:
+            out = _in_loop_body(fun, args, kwargs, name)
+            if out is not None:   # Note [loops under the transforms] in lax/rules.py
                 return out
         levels = [i for i in stack() if isinstance(i, ReverseInterpreter)]
         starts = [len(i.tape) for i in levels]
@@ -124,6 +123,16 @@ def checkpoint(fun=None, *, policy=None):
 
 
 remat = checkpoint
+
+_in_loop_body = None
+
+
+def record_in_loop_bodies(record):
+    """Install `record(fun, args, kwargs, name)`: a checkpointed call recorded as one op of the
+    loop body being traced, or None where it runs inline. functorch_lite.lax, which owns loop
+    bodies, installs it at import."""
+    global _in_loop_body
+    _in_loop_body = record
 
 
 # -- compaction and replay --------------------------------------------------------------------

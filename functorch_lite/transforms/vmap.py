@@ -350,9 +350,9 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
         leaves, dims, rebuild = _flatten_inputs(args, in_dims)
         check_usable(leaves)
         size = _batch_size(args, in_dims, leaves, dims, axis_size)
-        if "dask.array" in sys.modules and _has_dask_leaf(leaves, dims):
-            from ..dask import vmap_over_chunks
-            return vmap_over_chunks(func, in_dims, out_dims, args, kwargs, leaves, dims)
+        for claims, run in _HANDOVERS:
+            if claims(leaves, dims):
+                return run(func, in_dims, out_dims, args, kwargs, leaves, dims)
         if chunk_size is not None and chunk_size < size:
             out = _run_chunked(func, args, kwargs, leaves, dims, rebuild, size, out_dims,
                                chunk_size)
@@ -363,10 +363,14 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
     return batched_func
 
 
-def _has_dask_leaf(leaves, dims):
-    """Whether a batched argument is a Dask array (vmap then builds a Dask graph: dask.py)."""
-    array_type = sys.modules["dask.array"].Array
-    return any(d is not None and isinstance(x, array_type) for x, d in zip(leaves, dims))
+# Array types vmap hands over whole, each a pair (claims(leaves, dims), run(func, in_dims,
+# out_dims, args, kwargs, leaves, dims)): functorch_lite.dask registers Dask arrays at import.
+_HANDOVERS = []
+
+
+def register_handover(claims, run):
+    """Send a vmapped call whose argument leaves `claims` to `run` instead (a Dask graph)."""
+    _HANDOVERS.append((claims, run))
 
 
 def _refuse_peer_options(randomness, axis_name):

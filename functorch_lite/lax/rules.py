@@ -3,7 +3,7 @@
 Note [loops under the transforms]
 ---------------------------------
 Under ft.jit with a transform between the trace and a loop (`jit(grad(f))`, `jit(vmap(f))`),
-jit/loops.py traces the loop's body once into a closed program (the carry, the slice of xs and
+lax/lowering.py traces the loop's body once into a closed program (the carry, the slice of xs and
 every lower-level value the body reads are its inputs) and calls a one-off loop op on those
 operands. A transform meeting the op applies its rule here; each rule is a new loop, one level
 down, around the transformed body, so the trace finally records one loop equation whatever the
@@ -21,7 +21,7 @@ trip count:
   from outside are kept once, not per step); the backward is a scan in the other direction
   whose step walks that tape with the step's slices of the stacks, carrying the carry's
   cotangent and the sum of the cotangents of the values read from outside. A checkpointed
-  function in the body is one op there (jit/loops.py's checkpointed_call), so its tape node
+  function in the body is one op there (lax/lowering.py's checkpointed_call), so its tape node
   keeps only its operands and the backward step runs it again, as `ft.checkpoint` promises. (A
   scan recorded step by step stacks the carries instead and runs each step again under vjp.)
 - vjp (while_loop): Note [reverse mode through while_loop] below.
@@ -36,22 +36,22 @@ import numpy as np
 import optree
 
 from .. import numpy as fnp
-from ..jit import loops
-from ..interpreter import recomputation
-from ..jit.ir import Var
 from ..batching_rules.helpers import batch_size
-from ..rule_checks import inexact, shape_of
-from ..tensor import Tensor, TransformTensor
-from .custom import _batch_at_front
-from .forward import DualTensor, jvp
-from .reverse import GradTensor, ReverseInterpreter, _Node, _vjp, backward, fit_cotangent, vjp
+from ..compiler import bodies
+from ..compiler.ir import Var
+from ..interpreter import recomputation
 from ..ops.checks import loop_slots
-from ..ops.elementwise import select, stop_gradient
-from .vmap import batch_subcall
-
-
-class NotReversible(TypeError):
-    """Reverse mode met a while_loop compiled by ft.jit (its trip count is decided per call)."""
+from ..ops.elementwise import select
+from ..rule_checks import inexact, shape_of
+from ..tensor import Tensor
+from ..transforms.custom import _batch_at_front
+from ..transforms.forward import jvp
+from ..transforms.reverse import (GradTensor, ReverseInterpreter, _Node, _vjp, backward,
+                                  fit_cotangent, vjp)
+from ..transforms.vmap import batch_subcall
+from . import api, lowering
+from .guards import guard, needs_guard
+from .lowering import NotReversible
 
 
 def _reached(program, seeds):
@@ -87,30 +87,10 @@ def _merge(flags, chosen, others):
     return [next(chosen) if f else next(others) for f in flags]
 
 
-def guard(taken, x):
-    """x whose derivative flows only where `taken` holds, its value unchanged (lax.py's Note
-    [branches and their derivatives]); x itself when nothing differentiates it (a loop body
-    being traced may be differentiated when it is replayed: there x is always guarded)."""
-    return select(taken, x, stop_gradient(x)) if needs_guard(x) else x
-
-
-def needs_guard(x):
-    return isinstance(x, Tensor) and inexact(x) and (loops.inside_body() or _differentiated(x))
-
-
-def _differentiated(x):
-    """Whether a derivative transform wraps x at some level (under the other wrappers)."""
-    while isinstance(x, TransformTensor):
-        if isinstance(x, (GradTensor, DualTensor)):
-            return True
-        x = x.value
-    return False
-
-
 # -- scan -------------------------------------------------------------------------------------
 
 def scan_rules(op, body, nc, nx):
-    """Attach vmap, jvp and vjp rules to a scan op over `body` (jit/loops.py's _Body) with nc
+    """Attach vmap, jvp and vjp rules to a scan op over `body` (compiler/bodies.py's Body) with nc
     carry leaves and nx leaves of xs; the operands after them are the values the body reads."""
     op.def_batch_rule(lambda args, bdims, **p: _scan_batch(body, nc, nx, args, bdims, **p))
     op.def_jvp(lambda primals, tangents, **p: _scan_jvp(body, nc, nx, primals, tangents, **p))
@@ -123,8 +103,7 @@ def scan_rules(op, body, nc, nx):
 
 
 def _scan(step, init, xs, length, reverse, unroll):
-    from .. import lax
-    carry, ys = lax.scan(lambda c, x: step(list(c), list(x)), list(init), list(xs),
+    carry, ys = api.scan(lambda c, x: step(list(c), list(x)), list(init), list(xs),
                          length=length, reverse=reverse, unroll=unroll)
     return list(carry), list(ys)
 
@@ -222,7 +201,7 @@ def _scan_fwd(body, nc, nx, primals, *, length, reverse, unroll):
 
     def step(c, x):
         point = c + x + consts
-        if not loops.body_tracing():   # a loop recorded step by step: keep the carries
+        if not bodies.body_tracing():   # a loop recorded step by step: keep the carries
             tapes[:] = [None]
             outs = body.run(*point)
             return outs[:nc], outs[nc:] + c
@@ -326,7 +305,7 @@ def while_rules(op, cond, body, nc, nk):
 
 
 def _while_fwd(cond, body, nc, nk, primals):
-    if loops.inside_body():
+    if bodies.inside_body():
         raise NotReversible(
             "while_loop under ft.jit: reverse mode (grad, vjp, jacrev) cannot go through a "
             "while_loop inside another compiled loop's body, whose trip count is decided when "
@@ -337,7 +316,7 @@ def _while_fwd(cond, body, nc, nk, primals):
                      lambda c: list(body.run(*c[:nc], *kb)) + [c[nc] + 1],
                      carry + [np.int64(0)])
     trips = counted[nc]
-    steps = loop_slots(trips, bound=1 << max(loops.concrete_max(trips) - 1, 0).bit_length())
+    steps = loop_slots(trips, bound=1 << max(bodies.concrete_max(trips) - 1, 0).bit_length())
     point = carry + kb
     diff = [inexact(p) for p in point]
     out_diff = [inexact(c) for c in carry]
@@ -346,7 +325,7 @@ def _while_fwd(cond, body, nc, nk, primals):
         c0 = _merge(diff, chosen, (p for p, d in zip(point, diff) if not d))
         consts = c0[nc:]
 
-        def step(c, k):   # lax.py's Note [branches and their derivatives]
+        def step(c, k):   # api.py's Note [branches and their derivatives]
             live = k[0] < trips
             new = body.run(*[guard(live, x) for x in c + consts])
             return [select(live, n, o) for n, o in zip(new, c)], []
@@ -367,8 +346,7 @@ def _while_vjp(nc, nk, ct, primals, res):
 
 
 def _while(cond_fn, body_fn, init):
-    from .. import lax
-    return list(lax.while_loop(lambda c: cond_fn(list(c)), lambda c: body_fn(list(c)),
+    return list(api.while_loop(lambda c: cond_fn(list(c)), lambda c: body_fn(list(c)),
                                list(init)))
 
 
@@ -399,7 +377,7 @@ def _while_batch(cond, body, nc, nk, args, bdims):
         (p,), (d,) = run(cond, c, kc, dkc)
         return _batch_at_front(p, d, size)
 
-    # lax.py's Note [branches and their derivatives]: the carries and the values the body
+    # api.py's Note [branches and their derivatives]: the carries and the values the body
     # reads are guarded per example, the latter batched for it (one copy per example)
     kb = [_batch_at_front(k, None, size) if d is None and needs_guard(k) else k
           for k, d in zip(kb, dkb)]
@@ -441,7 +419,7 @@ def _while_jvp(cond, body, nc, nk, primals, tangents):
 # -- checkpoint inside a loop body ------------------------------------------------------------
 
 def checkpoint_rules(op, body):
-    """Attach the rules of a checkpointed function recorded in a loop body (jit/loops.py's
+    """Attach the rules of a checkpointed function recorded in a loop body (lax/lowering.py's
     checkpointed_call): reverse mode keeps only its operands and runs it again under vjp in the
     backward pass; vmap and jvp transform it as they would its ops."""
     def run(*xs):
@@ -469,3 +447,6 @@ def checkpoint_rules(op, body):
     def _batch(args, bdims):
         leaves, dims, _ = batch_subcall(run, args, bdims, batch_size(args, bdims))
         return tuple(leaves), tuple(dims)
+
+
+lowering.RULES.update(scan=scan_rules, while_loop=while_rules, checkpoint=checkpoint_rules)

@@ -163,7 +163,7 @@ def _short(p):
 
 
 class LoopInfo:
-    """What a backend needs to compile a loop equation (jit/loops.py) as a loop of its own, set
+    """What a backend needs to compile a loop equation (lax/lowering.py) as a loop of its own, set
     as the equation's `op.loop`: its kind ("scan", "fori_loop", "while_loop" or "switch"),
     its body (and a while_loop's predicate, `cond`; a switch's `branches`, None for one not
     traced) as traced bodies (`.program`, `.captured`), and how many carry (`nc`) and xs (`nx`)

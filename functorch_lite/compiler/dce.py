@@ -5,10 +5,13 @@ because every op is pure; a guarded equation (a value-dependent shape, checked o
 is kept, since the Python that read that shape while tracing may have baked it into the
 program. This removes what the transforms compute and discard: the primal
 outputs under grad, f's own output tangent under jacfwd, unused cotangents. A loop equation
-that is kept loses the outputs and operands nobody needs (loops.prune).
+that is kept loses the outputs and operands nobody needs (its kind's entry in LOOP_PRUNERS).
 """
 from .ir import Var
-from .loops import prune
+
+#: Per loop kind, the equation without the outputs and operands nobody reads: function(eqn,
+#: live Var ids) -> eqn. functorch_lite.lax registers scan's.
+LOOP_PRUNERS = {}
 
 
 def eliminate_dead_code(program):
@@ -16,7 +19,9 @@ def eliminate_dead_code(program):
     kept = []
     for eqn in reversed(program.eqns):
         if eqn.guard or any(v.id in live for v in eqn.outs):
-            eqn = prune(eqn, live)
+            loop = getattr(eqn.op, "loop", None)
+            if loop is not None and loop.kind in LOOP_PRUNERS:
+                eqn = LOOP_PRUNERS[loop.kind](eqn, live)
             kept.append(eqn)
             live.update(a.id for a in eqn.ins if isinstance(a, Var))
     kept.reverse()

@@ -22,9 +22,9 @@ being transformed (a weight matrix under grad, a batched input under vmap) work 
   freezes the finished ones (`where(pred, body(x), x)`), JAX's batching rule. So
   `vmap(grad(newton_sqrt))` over a data-dependent fixed point works.
 - Under ft.jit, scan, fori_loop and while_loop become one loop equation around their traced
-  body (Note [compiled loops] in jit/loops.py), also with transforms between the trace and
+  body (Note [compiled loops] in lowering.py), also with transforms between the trace and
   the loop (`jit(grad(f))`, `jit(vmap(f))`): then the loop is an op whose rules build the loop
-  of the transformed body (Note [loops under the transforms] in transforms/loop_rules.py).
+  of the transformed body (Note [loops under the transforms] in rules.py).
   A body that cannot be traced on its own is recorded step by step, as Python loops are; a
   while_loop whose predicate depends on traced values then has no recording and is refused,
   naming fori_loop/scan (so is reverse mode through a compiled while_loop, as in JAX). A
@@ -41,21 +41,21 @@ import numbers
 import numpy as np
 import optree
 
-from . import numpy as fnp
-from .jit import loops
-from .jit.trace import TraceTensor, TracerConversionError
-from .interpreter import stack
-from .numpy._indexing import on_device_of
-from .ops.elementwise import select as _select_op, stop_gradient
-from .tensor import TransformTensor
-from .transforms.forward import ForwardInterpreter
-from .transforms.reverse import ReverseInterpreter
-from .transforms._pytree import as_plain
-from .transforms.loop_rules import NotReversible, guard
-from .transforms.vmap import BatchedTensor, vmap
+from .. import numpy as fnp
+from ..compiler import bodies
+from ..compiler.trace import TraceTensor, TracerConversionError
+from ..interpreter import stack
+from ..numpy._indexing import on_device_of
+from ..ops.elementwise import select as _select_op
+from ..tensor import TransformTensor
+from ..transforms.forward import ForwardInterpreter
+from ..transforms.reverse import ReverseInterpreter
+from ..transforms._pytree import as_plain
+from ..transforms.vmap import BatchedTensor, vmap
+from . import lowering
+from .guards import guard
+from .lowering import NotReversible
 
-__all__ = ["scan", "fori_loop", "while_loop", "cond", "switch", "map", "select",
-           "stop_gradient"]
 
 
 # -- predicates -------------------------------------------------------------------------------
@@ -174,7 +174,7 @@ def _check_carry(what, init, out):
 def _arrays(tree):
     """`tree` with NumPy scalars (what NumPy gives for 0-d results) as 0-d arrays, as JAX and
     the transforms return them (also the loops ft.jit compiles: Note [output types] in
-    jit/trace.py)."""
+    compiler/trace.py)."""
     return optree.tree_map(as_plain, tree)
 
 
@@ -197,7 +197,7 @@ def _select(pred, on_true, on_false):
 #   whose derivative flows only where the branch is taken. "Each input" includes the values
 #   the branch reads from outside (a weight it closes over), so while a transform that
 #   differentiates is running, the branch is first traced into a closed program
-#   (jit/loops.py's _Body, the tracing of loop bodies) that names them; one that reads a
+#   (compiler/bodies.py's Body, the tracing of loop bodies) that names them; one that reads a
 #   value in Python (`float(x)`) cannot be traced, and only its operands are guarded.
 # Without a derivative interpreter on the level stack nothing is guarded: values are equal.
 
@@ -219,7 +219,7 @@ def _guarded(fun, operands):
         out_leaves, out = optree.tree_flatten(fun(*spec.unflatten(xs)), none_is_leaf=True)
         out_spec[:] = [out]
         return out_leaves
-    body = loops.closed(flat, leaves)
+    body = bodies.closed(flat, leaves)
     if body is None:
         return lambda taken, ops: fun(*optree.tree_map(lambda x: guard(taken, x), ops,
                                                        none_is_leaf=True))
@@ -300,8 +300,8 @@ def cond(pred, true_fun, false_fun, *operands):
         return _arrays((true_fun if bool(bottom) else false_fun)(*operands))
     if _dtype(pred).kind != "b":
         pred = fnp.not_equal(pred, 0)
-    if kind == "traced" and loops.tracing_at_top():   # Note [compiled branches]
-        out = loops.switch(pred, (false_fun, true_fun), operands)
+    if kind == "traced" and bodies.tracing_at_top():   # Note [compiled branches]
+        out = lowering.switch(pred, (false_fun, true_fun), operands)
         if out is not None:
             return out
     on_true = _guarded(true_fun, operands)(pred, operands)
@@ -350,8 +350,8 @@ def switch(index, branches, *operands):
     if kind == "value":
         return _arrays(branches[min(max(int(bottom), 0), last)](*operands))
     index = fnp.clip(index, 0, last)
-    if kind == "traced" and loops.tracing_at_top():   # Note [compiled branches]
-        out = loops.switch(index, branches, operands)
+    if kind == "traced" and bodies.tracing_at_top():   # Note [compiled branches]
+        out = lowering.switch(index, branches, operands)
         if out is not None:
             return out
     outs = [_guarded(fun, operands)(fnp.equal(index, k), operands)
@@ -409,9 +409,9 @@ def while_loop(cond_fun, body_fun, init_val):
         return new
 
     reversed_above = False
-    if loops.tracing():  # Note [compiled loops] in jit/loops.py
+    if bodies.tracing():  # Note [compiled loops] in lowering.py
         try:
-            out = loops.while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body)
+            out = lowering.while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body)
         except NotReversible:
             out, reversed_above = None, True   # recorded step by step where that is possible
         if out is not None:
@@ -483,8 +483,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
             _check_carry("fori_loop", init_val, new)
             return new
 
-        if loops.tracing():  # Note [compiled loops] in jit/loops.py
-            build = loops.fori_loop if loops.tracing_at_top() else loops.fori_scan
+        if bodies.tracing():  # Note [compiled loops] in lowering.py
+            build = lowering.fori_loop if bodies.tracing_at_top() else lowering.fori_scan
             out = build(int(lo), int(hi), body_fun, init_val, checked_body, unroll)
             if out is not None:
                 return _arrays(out)
@@ -532,8 +532,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     xs_leaves, xs_spec = optree.tree_flatten(xs)
     n = _scan_length(xs_leaves, length)
     unroll = _unroll(unroll, "scan")
-    if loops.tracing():  # Note [compiled loops] in jit/loops.py
-        out = loops.scan(lambda c, x: _scan_step(f, init, c, x), init, xs_leaves, xs_spec, n,
+    if bodies.tracing():  # Note [compiled loops] in lowering.py
+        out = lowering.scan(lambda c, x: _scan_step(f, init, c, x), init, xs_leaves, xs_spec, n,
                          reverse, f, unroll)
         if out is not None:
             return _arrays(out)

@@ -1,4 +1,4 @@
-"""The XLA backend's loops: each loop equation of ft.jit (jit/loops.py) as one jax.lax loop.
+"""The XLA backend's loops: each loop equation of ft.jit (lowering.py) as one jax.lax loop.
 
 Note [XLA loops]
 ----------------
@@ -30,7 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .xla import lower_program, native
+from ..compiler.xla import lower_program, native
 
 
 def lower_loop(ctx, eqn, ins):
@@ -105,7 +105,7 @@ def _while_loop(ctx, eqn, ins):
 
 
 def _switch(ctx, eqn, ins):
-    """jax.lax.switch over the branches' programs (jit/loops.py's Note [compiled branches]).
+    """jax.lax.switch over the branches' programs (lowering.py's Note [compiled branches]).
     A branch left untraced gives zeros and raises the guard, so the call traces again; the
     flags the branches raise are reported as a loop's are."""
     loop = eqn.op.loop

@@ -4,7 +4,7 @@ Note [compiled loops]
 ---------------------
 A loop called while an ft.jit trace is the top of the level stack (no transform above it, so
 nothing needs to see its iterations one by one) becomes one equation of the program. Its body
-(and a while_loop's predicate) is traced once into a program of its own by a `_BodyTrace`, a
+(and a while_loop's predicate) is traced once into a program of its own by a `BodyTrace`, a
 trace level above the enclosing one: the carry and the slice of xs are its inputs, and each
 traced value of an enclosing trace that the body reads (a closure over a jitted argument) is
 lifted into one more input, so the body is a closed program and the loop equation takes those
@@ -16,7 +16,7 @@ generated body in a Python loop: tracing and compiling cost one body, whatever t
 The same holds with transforms between the trace and the loop (`jit(grad(f))`, `jit(vmap(f))`):
 the body is traced on a sample of one example's values (`_sample`), every value of a lower
 level it reads (a GradTensor weight, a BatchedTensor input) is lifted into an operand, and the
-loop op is dispatched like any op: each transform's rule (transforms/loop_rules.py) builds the
+loop op is dispatched like any op: each transform's rule (lax/rules.py) builds the
 loop of its transformed body one level down, until the trace records one loop equation (Note
 [loops under the transforms] there). Then the body trace records a custom_vjp or custom_jvp
 call as the one op it is, never its inlined primal body, so a transform above still sees its
@@ -30,7 +30,7 @@ body too, and a carry that is a Python number must come out of the body as one (
 eagerly when only Python operators touch it) unless every value has a default dtype, where a
 Python number and a NumPy scalar promote alike.
 
-The loop falls back to being recorded step by step (lax.py's Python loops) when the body cannot
+The loop falls back to being recorded step by step (lax/api.py's Python loops) when the body cannot
 be traced on its own: Python control flow or a conversion on a value that changes between
 iterations (the loop index included: `table[i]` on a NumPy array), a carry whose shape or dtype
 the body changes, a Python number in the carry that the body makes a NumPy scalar meeting
@@ -41,172 +41,23 @@ The loop equation's outputs are fresh arrays, never one of its operands.
 import numpy as np
 import optree
 
+from ..compiler import dce
+from ..compiler.bodies import (Body, body_tracing, carry_operands, concrete_max, fresh, sample,
+                               traced, tracing_at_top)
+from ..compiler.codegen import StaleShape
+from ..compiler.ir import Const, LoopInfo, Program, Var
 from ..dispatch import Op
-from ..interpreter import stack
-from ..tensor import Tensor, TransformTensor
-from .ir import Const, LoopInfo, Program, Var
-from .codegen import StaleShape
-from .trace import PYTHON_SCALARS, TraceInterpreter, TraceTensor, TracerConversionError
-from ..transforms import loop_rules
+from ..tensor import Tensor
+from ..transforms import checkpoint
 
-_DEFAULT_DTYPES = {np.dtype(t) for t in (bool, np.int64, np.float64, np.complex128)}
-
-
-def tracing():
-    """Whether an ft.jit trace is running (jit enters only at the bottom of the level stack)."""
-    interpreters = stack()
-    return bool(interpreters) and isinstance(interpreters[0], TraceInterpreter)
+#: The transform rules of each loop op, by kind ("scan", "while_loop", "checkpoint"): each a
+#: function(op, *bodies, counts) attaching vmap, jvp and vjp rules to a new loop op. Filled by
+#: lax/rules.py at import, so that the lowering does not import the rules that call lax.
+RULES = {}
 
 
-def tracing_at_top():
-    """Whether an ft.jit trace runs with no transform above it (Note [compiled loops])."""
-    interpreters = stack()
-    return bool(interpreters) and all(isinstance(i, TraceInterpreter) for i in interpreters)
-
-
-def body_tracing():
-    """Whether the top of the level stack is a loop body being traced."""
-    interpreters = stack()
-    return bool(interpreters) and isinstance(interpreters[-1], _BodyTrace)
-
-
-def inside_body():
-    """Whether a loop body is being traced anywhere on the level stack (its values are then one
-    example's sample, not the call's)."""
-    return any(isinstance(i, _BodyTrace) for i in stack())
-
-
-def concrete_max(x):
-    """The largest entry of x's trace-time value, over every example of the batches it is in
-    (the raw value under its wrappers)."""
-    while isinstance(x, TransformTensor):
-        x = x.value
-    if not hasattr(x, "max"):   # a Python number
-        return int(x)
-    return int(x.max()) if x.size else 0   # the array's own module's max (a CuPy array too)
-
-
-def _sample(x):
-    """A raw value with the shape and dtype `x` has at its own level (one example of a batch):
-    what a body traced on top of the transforms sees of it."""
-    if not isinstance(x, Tensor):
-        return x
-    if not isinstance(x, TransformTensor):
-        raise TracerConversionError(f"a loop body read a {type(x).__name__}")
-    x._interpreter.check_alive(x)
-    value = _sample(x.value)
-    bdim = getattr(x, "bdim", None)   # a BatchedTensor's batch axis
-    return value if bdim is None else value[(slice(None),) * bdim + (0,)]
-
-
-class _BodyTrace(TraceInterpreter):
-    """Traces a loop body, lifting the lower-level values it reads into inputs."""
-
-    def __init__(self, input_names, inlines):
-        super().__init__(input_names)
-        self.inlines = inlines
-        self.captured = []   # the lower-level values read, in the order of their inputs
-        self._lifted = {}
-
-    def lift(self, x):
-        if not isinstance(x, Tensor) or type(x) is TraceTensor and x._interpreter is self:
-            return x
-        inner = self._lifted.get(id(x))
-        if inner is None:
-            inner = self._lifted[id(x)] = self.new_input(_sample(x))
-            self.captured.append(x)
-        return inner
-
-    def process(self, op, args, params):
-        return super().process(op, [self.lift(a) for a in args], params)
-
-
-class _Body:
-    """A function of flat leaves traced into a program; `compiled(xp)` is its generated code."""
-
-    def __init__(self, fn, in_values, input_names):
-        with _BodyTrace(input_names, inlines=tracing_at_top()) as interp:
-            outs = fn(*[interp.new_input(v) for v in in_values])
-            outs = [interp.lift(o) for o in outs]
-        self.outputs = [o.var if type(o) is TraceTensor else Const(o) for o in outs]
-        self.program = Program(interp.inputs, interp.eqns, self.outputs)
-        self.captured = interp.captured
-        self._compiled = {}
-
-    def run(self, *leaves):
-        """The body's ops applied to `leaves` through dispatch, so the transforms running
-        see each of them (what the loop rules transform)."""
-        env = {v.id: a for v, a in zip(self.program.inputs, leaves)}
-
-        def read(atom):
-            return env[atom.id] if isinstance(atom, Var) else atom.value
-        for eqn in self.program.eqns:
-            out = eqn.op(*map(read, eqn.ins), **eqn.params)
-            for v, o in zip(eqn.outs, out if eqn.op.multiple_results else (out,)):
-                env[v.id] = o
-        return [read(a) for a in self.outputs]
-
-    def optimized(self):
-        """The body program after ft.jit's passes (computed once)."""
-        program = self._compiled.get("optimized")
-        if program is None:
-            from .api import optimize
-            program = self._compiled["optimized"] = optimize(self.program)
-        return program
-
-    def compiled(self, xp):
-        fn = self._compiled.get(xp)
-        if fn is None:
-            from .codegen import generate
-            fn = self._compiled[xp] = generate(self.optimized(), xp)
-        return fn
-
-    def fits(self, avals, default_dtypes=False):
-        """Whether outputs [0, len(avals)) have exactly these (shape, dtype). A Python number
-        in the carry (weak: True) that the body keeps a Python number (Python arithmetic on
-        it) is one in every step; one that becomes a NumPy scalar (or the reverse) is one
-        type on the first step and the other after, so, as with `default_dtypes` (slices that
-        stand for Python numbers but were traced as int64), every value of the program must
-        then have a default dtype, where both promote alike. weak None: either."""
-        for atom, (shape, dtype, weak) in zip(self.outputs, avals):
-            out_weak = atom.weak or isinstance(atom, Const) and not hasattr(atom.value, "dtype")
-            if atom.shape != shape or atom.dtype != dtype:
-                return False
-            default_dtypes = default_dtypes or weak not in (None, out_weak)
-        if default_dtypes:
-            atoms = list(self.program.inputs) + [v for e in self.program.eqns
-                                                 for v in (*e.ins, *e.outs)]
-            return all(a.dtype in _DEFAULT_DTYPES for a in atoms
-                       if not (isinstance(a, Const) and not hasattr(a.value, "dtype")))
-        return True
-
-
-def _carry_operands(leaves):
-    """(trace-time values, avals) of the carry leaves. A Python number is traced as itself, a
-    weak Var, so the body promotes it as eager code does (NEP 50) and Python arithmetic keeps it
-    a Python number; the compiled body gets and returns it as one. So is a weak value of an
-    enclosing trace (a jitted function's Python-number argument): its sample is the Python
-    number it stands for."""
-    values, avals = [], []
-    for x in leaves:
-        v = _sample(x)
-        weak = type(v) in PYTHON_SCALARS
-        values.append(v)
-        avals.append((tuple(np.shape(v)), np.dtype(type(v)) if weak else np.dtype(v.dtype),
-                      weak))
-    return values, avals
-
-
-def _fresh(outs, operands):
-    """The loop's outputs, each a new array: one that is an operand, or an earlier output, is
-    copied."""
-    seen, fresh = {id(o) for o in operands}, []
-    for o in outs:
-        if id(o) in seen and hasattr(o, "copy"):
-            o = o.copy()
-        seen.add(id(o))
-        fresh.append(o)
-    return tuple(fresh)
+class NotReversible(TypeError):
+    """Reverse mode met a while_loop compiled by ft.jit (its trip count is decided per call)."""
 
 
 def _name(fun):
@@ -220,9 +71,9 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, unroll=1, weak_xs
     if length == 0:
         return None
     init_leaves, init_spec = optree.tree_flatten(init)
-    values, avals = _carry_operands(init_leaves)
+    values, avals = carry_operands(init_leaves)
     nc, nx = len(init_leaves), len(xs_leaves)
-    x_values = [_sample(x)[0] for x in xs_leaves]
+    x_values = [sample(x)[0] for x in xs_leaves]
     y_spec = []
 
     def flat_body(*leaves):
@@ -231,11 +82,11 @@ def scan(step, init, xs_leaves, xs_spec, length, reverse, fun, unroll=1, weak_xs
         y_spec[:] = [spec]
         return init_spec.flatten_up_to(carry) + y_leaves
 
-    body = _traced(flat_body, values + x_values, ["carry"] * nc + ["xs"] * nx)
+    body = traced(flat_body, values + x_values, ["carry"] * nc + ["xs"] * nx)
     if body is None or not body.fits(avals, default_dtypes=weak_xs):
         return None
     op = _scan_op(f"scan[{_name(fun)}]", body, nc, nx)
-    loop_rules.scan_rules(op, body, nc, nx)
+    RULES["scan"](op, body, nc, nx)
     outs = op(*init_leaves, *xs_leaves, *body.captured, length=length, reverse=reverse,
               unroll=unroll)
     return (init_spec.unflatten(list(outs[:nc])),
@@ -257,7 +108,7 @@ def _scan_op(name, body, nc, nx):
             for acc, y in zip(ys, out[nc:]):
                 acc.append(y)
         stacked = [xp.stack(acc[::-1] if reverse else acc) for acc in ys]
-        return _fresh(carry, ops) + tuple(stacked)
+        return fresh(carry, ops) + tuple(stacked)
 
     op = Op(name, kernel, multiple_results=True)
     op.loop = LoopInfo("scan", body, nc=nc, nx=nx)
@@ -270,9 +121,7 @@ def prune(eqn, live):
     and the xs and captured operands the remaining body does not read. The forward scan of a
     gradient stacks every value its step's tape keeps; the backward scan reads only those its
     rules need, and this drops the others (and their computation) from the forward."""
-    loop = getattr(eqn.op, "loop", None)
-    if loop is None or loop.kind != "scan":
-        return eqn
+    loop = eqn.op.loop
     nc, nx = loop.nc, loop.nx
     program = loop.body.optimized()
     keep_y = [v.id in live for v in eqn.outs[nc:]]
@@ -286,7 +135,7 @@ def prune(eqn, live):
     keep_in = keep_c + read[nc:]
     if all(keep_in) and all(keep_y):
         return eqn
-    body = _Body.__new__(_Body)
+    body = Body.__new__(Body)
     body.outputs = [a for a, k in zip(program.outputs, keep_c + keep_y) if k]
     body.program = Program([v for v, k in zip(program.inputs, keep_in) if k], program.eqns,
                            body.outputs)
@@ -323,13 +172,13 @@ def fori_loop(lower, upper, body_fun, init_val, checked_body, unroll=1):
     if upper <= lower:
         return None
     init_leaves, init_spec = optree.tree_flatten(init_val)
-    values, avals = _carry_operands(init_leaves)
+    values, avals = carry_operands(init_leaves)
     nc = len(init_leaves)
 
     def flat_body(i, *leaves):
         return init_spec.flatten_up_to(checked_body(i, init_spec.unflatten(leaves)))
 
-    body = _traced(flat_body, [lower] + values, ["the loop index"] + ["carry"] * nc)
+    body = traced(flat_body, [lower] + values, ["the loop index"] + ["carry"] * nc)
     if body is None or not body.fits(avals):   # the index is a Python int, as eagerly
         return None
 
@@ -338,7 +187,7 @@ def fori_loop(lower, upper, body_fun, init_val, checked_body, unroll=1):
         carry, consts = list(ops[:nc]), ops[nc:]
         for i in range(lower, upper):
             carry = fn(i, *carry, *consts)
-        return _fresh(carry, ops)
+        return fresh(carry, ops)
 
     op = Op(f"fori_loop[{_name(body_fun)}]", kernel, multiple_results=True)
     op.loop = LoopInfo("fori_loop", body, nc=nc)
@@ -350,11 +199,11 @@ def while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body):
     """lax.while_loop as one loop equation, or None (Note [compiled loops]). The checked_*
     functions are lax's checked calls of cond_fun and body_fun."""
     init_leaves, init_spec = optree.tree_flatten(init_val)
-    values, avals = _carry_operands(init_leaves)
+    values, avals = carry_operands(init_leaves)
     nc = len(init_leaves)
-    cond = _traced(lambda *leaves: [checked_cond(init_spec.unflatten(leaves))], values,
+    cond = traced(lambda *leaves: [checked_cond(init_spec.unflatten(leaves))], values,
                    ["carry"] * nc)
-    body = _traced(lambda *leaves: init_spec.flatten_up_to(
+    body = traced(lambda *leaves: init_spec.flatten_up_to(
         checked_body(init_spec.unflatten(leaves))), values, ["carry"] * nc)
     if (cond is None or body is None or not body.fits(avals)
             or not cond.fits([((), np.dtype(bool), None)])):
@@ -366,11 +215,11 @@ def while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body):
         carry, kc, kb = list(ops[:nc]), ops[nc:nc + nk], ops[nc + nk:]
         while test(*carry, *kc)[0]:
             carry = step(*carry, *kb)
-        return _fresh(carry, ops)
+        return fresh(carry, ops)
 
     op = Op(f"while_loop[{_name(body_fun)}]", kernel, multiple_results=True)
     op.loop = LoopInfo("while_loop", body, cond, nc=nc)
-    loop_rules.while_rules(op, cond, body, nc, nk)
+    RULES["while_loop"](op, cond, body, nc, nk)
     outs = op(*init_leaves, *cond.captured, *body.captured)
     return init_spec.unflatten(list(outs))
 
@@ -388,7 +237,7 @@ def while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body):
 # again (a StaleShape, like a value-dependent shape; the XLA backend raises the same guard).
 # Branches whose outputs differ in structure, shape or dtype, that return a Python number or a
 # constant, or that cannot be traced on their own, are recorded as every branch and a select
-# (lax.py).
+# (lax/api.py).
 
 
 def switch(index, branches, operands):
@@ -396,7 +245,7 @@ def switch(index, branches, operands):
     already clipped, as one equation running only the branch taken, or None (Note [compiled
     branches])."""
     leaves, spec = optree.tree_flatten(operands, none_is_leaf=True)
-    values, _ = _carry_operands(leaves)
+    values, _ = carry_operands(leaves)
     taken = concrete_max(index)
     bodies, out_specs = [], []
     for k, fun in enumerate(branches):
@@ -405,7 +254,7 @@ def switch(index, branches, operands):
             out_specs.append(out_spec)
             return out
         try:
-            bodies.append(_Body(flat, values, ["operand"] * len(leaves)))
+            bodies.append(Body(flat, values, ["operand"] * len(leaves)))
         except TypeError:
             return None
         except Exception:   # an error of the branch not taken, on this call's values
@@ -424,7 +273,7 @@ def switch(index, branches, operands):
         k = int(index)
         if bodies[k] is None:
             raise StaleShape   # a branch that could not be traced: trace this call again
-        return _fresh(bodies[k].compiled(xp)(*ops[:n], *ops[offsets[k]:offsets[k + 1]]), ops)
+        return fresh(bodies[k].compiled(xp)(*ops[:n], *ops[offsets[k]:offsets[k + 1]]), ops)
 
     op = Op(f"switch[{', '.join(_name(f) for f in branches)}]", kernel, multiple_results=True)
     op.loop = LoopInfo("switch", None, nc=n, branches=tuple(bodies))
@@ -434,9 +283,11 @@ def switch(index, branches, operands):
 
 def checkpointed_call(fun, args, kwargs, name):
     """A checkpointed function called while a loop body is traced under a transform: `fun` as
-    one op of the body (its rules recompute it, transforms/loop_rules.py), so that reverse
-    mode meeting the body later still recomputes the segment instead of keeping its values.
-    None when fun cannot be traced on its own (it then runs inline)."""
+    one op of the body (its rules recompute it, lax/rules.py), so that reverse mode meeting
+    the body later still recomputes the segment instead of keeping its values. None elsewhere,
+    and when fun cannot be traced on its own (it then runs inline)."""
+    if not body_tracing() or tracing_at_top():
+        return None
     leaves, spec = optree.tree_flatten((args, kwargs))
     operand = [isinstance(x, Tensor) for x in leaves]
     out_spec = []
@@ -448,32 +299,14 @@ def checkpointed_call(fun, args, kwargs, name):
         out_spec[:] = [spec_out]
         return out_leaves
     operands = [x for x, o in zip(leaves, operand) if o]
-    body = _traced(flat, [_sample(x) for x in operands], ["argument"] * len(operands))
+    body = traced(flat, [sample(x) for x in operands], ["argument"] * len(operands))
     if body is None:
         return None
     op = Op(f"checkpoint[{name}]", lambda xp, *ops: tuple(body.compiled(xp)(*ops)),
             multiple_results=True)
-    loop_rules.checkpoint_rules(op, body)
+    RULES["checkpoint"](op, body)
     return out_spec[0].unflatten(list(op(*operands, *body.captured)))
 
 
-def closed(fn, leaves):
-    """`fn` (of flat leaves, returning flat leaves) traced into a closed program whose inputs
-    are `leaves` followed by the values of the running transforms it reads (`.captured`), or
-    None when it cannot be traced on its own (lax.py's Note [branches and their
-    derivatives]). Works with no ft.jit running too."""
-    try:
-        return _Body(fn, [_sample(x) for x in leaves], ["operand"] * len(leaves))
-    except Exception:   # reading a value in Python, an error of fn on the sample: fn runs
-        return None     # as it is, and raises its own errors there
-
-
-def _traced(fn, in_values, names):
-    """The body traced, or None. A TypeError (a TracerConversionError, or the carry check
-    failing on the traced types: a float32 carry meeting the traced int64 index) means the
-    loop is recorded step by step, where eager code's own types hold (and a genuine error
-    is raised again)."""
-    try:
-        return _Body(fn, in_values, names)
-    except TypeError:
-        return None
+dce.LOOP_PRUNERS["scan"] = prune
+checkpoint.record_in_loop_bodies(checkpointed_call)

@@ -29,6 +29,14 @@ BACKENDS = ("numpy", "xla")
 ENV_VAR = "FUNCTORCH_LITE_JIT_BACKEND"
 _INLINE_SIZE = 256  # array constants up to this size are compiled in; larger ones are arguments
 _PACK_SIZE = 8192   # array inputs up to this size are packed into one argument (_packing)
+_lower_loop = None  # function(ctx, eqn, ins) -> results of a loop equation (set_loop_lowering)
+
+
+def set_loop_lowering(lower):
+    """Install how a loop equation lowers: functorch_lite.lax, which owns the loops, installs
+    its jax.lax lowering at import (the function imports JAX when first called)."""
+    global _lower_loop
+    _lower_loop = lower
 
 _default = None
 
@@ -274,7 +282,7 @@ def _jax_converter(atom):
 
 def lower_program(program, values, ctx):
     """The program's outputs computed by JAX from its input values: each equation lowered by
-    its entry in LOWERINGS, a loop equation by xla_loops, the rest run on the host. Shared by
+    its entry in LOWERINGS, a loop equation by the lowering lax installs, the rest run on the host. Shared by
     the compiled program and the bodies of its loops (which lower inside jax.lax loops)."""
     from .xla_layout import computed, readers
     env = {v.id: x for v, x in zip(program.inputs, values)}
@@ -296,9 +304,9 @@ def lower_program(program, values, ctx):
 def _lower_equation(ctx, eqn, ins):
     """The equation's results: an op that reads Permuted operands as they are (xla_layout.LAZY)
     may return one; any other op gets its operands computed."""
-    from . import xla_layout, xla_lowerings, xla_loops
+    from . import xla_layout, xla_lowerings
     if getattr(eqn.op, "loop", None) is not None:
-        return xla_loops.lower_loop(ctx, eqn, [xla_layout.computed(x) for x in ins])
+        return _lower_loop(ctx, eqn, [xla_layout.computed(x) for x in ins])
     name = eqn.op.name
     lowered = name not in xla_lowerings.HOST_ONLY and not _foreign(eqn.op)
     if lowered and name in xla_layout.LAZY:
@@ -333,7 +341,7 @@ class _Context:
     `guards` are the flags of value-dependent shapes that changed (codegen's StaleShape);
     `consts` the big constants passed as arguments (by id); `program_of(body)` a loop body's
     optimized program. A loop body lowers with a `nested()` context of its own, whose flags
-    the loop carries out (xla_loops)."""
+    the loop carries out (lax/xla.py)."""
 
     def __init__(self, jax, consts, bodies):
         self.jax, self.consts, self.bodies = jax, consts, bodies

@@ -3,7 +3,7 @@ can read it so, and computed only where an op needs the array itself.
 
 Note [lazy transposes in the XLA lowering]
 ------------------------------------------
-Batching rules move batch dims as NumPy views cost nothing (DESIGN.md section 3): a matrix times
+Batching rules move batch dims as NumPy views cost nothing (docs/architecture.md): a matrix times
 a batch of vectors is `W @ reshape(transpose(X))`, its result moved back by another transpose,
 and a Hessian is chains of such moves. XLA computes every transpose that a dot or a fusion's
 output layout does not absorb: lowered one op at a time, a vmap(hessian) MLP compiled to eleven

@@ -1,0 +1,28 @@
+"""Structured control flow with JAX's names and semantics (`functorch_lite.lax`, as `jax.lax`):
+`cond`, `switch`, `while_loop`, `fori_loop`, `scan`, `map`, `select` and `stop_gradient`.
+
+Called on plain arrays they are Python loops and `if` statements; under the transforms they
+work per example (vmap), differentiate (while_loop in reverse mode too) and, under `ft.jit`,
+stay one loop or branch of the compiled program.
+
+The package holds every part of control flow, one module each: `api` (the functions),
+`lowering` (a call as one ft.jit equation), `rules` (the transform rules of those equations),
+`guards` (derivatives only through the branch taken) and `xla` (the equations as jax.lax
+loops). The compiler and the transforms know none of them: `lowering`, `rules` and this
+module register into them at import.
+"""
+from ..compiler import xla as _compiler_xla
+from ..ops.elementwise import stop_gradient
+from . import rules as _rules  # noqa: F401  (registers the loop ops' transform rules)
+from .api import cond, fori_loop, map, scan, select, switch, while_loop
+
+__all__ = ["scan", "fori_loop", "while_loop", "cond", "switch", "map", "select",
+           "stop_gradient"]
+
+
+def _lower_loop(ctx, eqn, ins):
+    from . import xla   # imports JAX, only when a program with loops is lowered to XLA
+    return xla.lower_loop(ctx, eqn, ins)
+
+
+_compiler_xla.set_loop_lowering(_lower_loop)
