@@ -11,27 +11,23 @@ jitted function runs its Python body inline: the enclosing transform (or the enc
 trace) sees its ops like any others, so the result is always right.
 """
 import functools
-import inspect
-import threading
-import types
-import warnings
 
 import numpy as np
 import optree
 
 from ..backend import array_module, is_array, is_host, module_of
-from ..batching_rules.fallback import PerformanceWarning
 from ..interpreter import current_level
-from ..tensor import Tensor
-from .codegen import StaleShape, generate
-from .cse import eliminate_common_subexpressions, scalar_key
+from ..transforms._pytree import check_function, fresh_outputs
+from .arguments import SCALAR_TYPES, Split, Statics, tree_key
+from .cache import Cache, Compiled
+from .codegen import StaleShape
+from .cse import eliminate_common_subexpressions
 from .dce import eliminate_dead_code
 from .fold import fold_constants
 from .fuse import fusion_groups
 from .simplify import simplify
 from .trace import PYTHON_SCALARS, trace
-from .xla import compile_xla, is_jax_array, resolve_backend, to_jax
-from ..transforms._pytree import check_function, fresh_outputs, refuse_array_subclass
+from .xla import is_jax_array, resolve_backend, to_jax
 
 PASSES = (simplify, fold_constants, eliminate_common_subexpressions, eliminate_dead_code)
 """The passes run on every traced program, in order (see each module's docstring)."""
@@ -47,174 +43,6 @@ def optimize(program):
             return program
 
 
-def _normalize_argnums(static_argnums):
-    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-    for n in nums:
-        if not isinstance(n, int) or isinstance(n, bool):
-            raise TypeError(f"ft.jit: static_argnums must be ints, got {n!r}")
-    return nums
-
-
-def _signature(f):
-    try:
-        return inspect.signature(f)
-    except (TypeError, ValueError):
-        return None
-
-
-def static_key(value):
-    """A static value as the cache keys it: by type and value, recursively, so values that
-    merely compare equal (1, 1.0 and True; 0.0 and -0.0) get programs of their own."""
-    if isinstance(value, (tuple, list)):
-        return type(value), tuple(static_key(v) for v in value)
-    if isinstance(value, frozenset):
-        return type(value), frozenset(static_key(v) for v in value)
-    return scalar_key(value)
-
-
-_SCALAR_TYPES = frozenset(PYTHON_SCALARS)   # a Python scalar leaf is keyed by its type alone
-
-_IDENTITY_HASHED_OK = (types.FunctionType, types.BuiltinFunctionType, types.MethodType,
-                       types.ModuleType, type, functools.partial)
-
-
-class _Split:
-    """One call's arguments split into static values and dynamic leaves, and its signature."""
-
-    __slots__ = ("statics", "leaves", "tree", "dynamic", "key", "holds_tensor")
-
-    def __init__(self, jitted, args, kwargs):
-        statics = []
-        if jitted.static_argnums or jitted.static_argnames:
-            args, kwargs, statics = jitted.take_statics(args, kwargs)
-        self.statics = statics
-        self.leaves, self.tree = optree.tree_flatten((tuple(args), kwargs))
-        sig, dynamic = [], []
-        self.holds_tensor = False
-        for k, x in enumerate(self.leaves):
-            t = type(x)
-            if isinstance(x, Tensor):
-                self.holds_tensor = True
-                return
-            if t is np.ndarray:
-                sig.append((x.shape, x.dtype, x.strides))
-                dynamic.append(True)
-            elif t in PYTHON_SCALARS:
-                sig.append(t)
-                dynamic.append(True)
-            elif is_array(x):
-                refuse_array_subclass(x, "ft.jit")
-                sig.append((x.shape, x.dtype, getattr(x, "strides", None), type(x)))
-                dynamic.append(True)
-            elif is_jax_array(x):
-                sig.append((t, x.shape, x.dtype, None))   # as _tree_key keys it
-                dynamic.append(True)
-            else:
-                sig.append(("static", _static_leaf(x, k, self)))
-                dynamic.append(False)
-        self.dynamic = dynamic
-        self.key = (self.tree, tuple(sig), tuple((w, static_key(v)) for w, v in statics))
-
-    def rebuild(self, leaves):
-        args, kwargs = optree.tree_unflatten(self.tree, leaves)
-        args = list(args)
-        for where, value in self.statics:
-            if isinstance(where, int):
-                args[where] = value
-            else:
-                kwargs[where] = value
-        return args, kwargs
-
-    def input_names(self):
-        names = []
-        for path, d in zip(optree.tree_paths(self.tree_template()), self.dynamic):
-            if d:
-                names.append(_leaf_name(path))
-        return names
-
-    def tree_template(self):
-        return optree.tree_unflatten(self.tree, [0] * len(self.leaves))
-
-
-def _tree_key(args):
-    """The leaves of positional arguments that hold containers or Python scalars, and the fast
-    key of the call: (tree structure, each array leaf's type, shape, dtype and strides, each
-    scalar's type; a JAX array has no strides), or None when another kind of leaf needs the
-    full split."""
-    leaves, spec = optree.tree_flatten(args)
-    try:
-        return leaves, (spec, tuple([a.__class__ if a.__class__ in _SCALAR_TYPES else
-                                     (a.__class__, a.shape, a.dtype, getattr(a, "strides", None))
-                                     for a in leaves]))
-    except AttributeError:
-        return leaves, None
-
-
-def _leaf_name(path):
-    head, *rest = path
-    where = ("argument " + str(rest[0])) if head == 0 else f"argument {rest[0]!r}"
-    return where + "".join(f"[{p!r}]" for p in rest[1:])
-
-
-def _static_leaf(x, k, split):
-    """The cache key of a leaf that is neither an array nor a Python scalar (it is passed to
-    the function as it is). An object hashed by identity would key the cache by identity while
-    the function reads its attributes, so a later change would be missed: refused."""
-    if type(x).__hash__ is object.__hash__ and not isinstance(x, _IDENTITY_HASHED_OK):
-        path = optree.tree_paths(split.tree_template())[k]
-        raise TypeError(
-            f"ft.jit: {_leaf_name(path)} is a {type(x).__name__}, which is not an array, a "
-            "Python scalar or a pytree, and is hashed by identity: the compiled program would "
-            "keep what its attributes held when it was traced. Register its class as a pytree "
-            "(@ft.tree.register_pytree_node_class) so its arrays are read on every call, or "
-            "mark it static (static_argnums / static_argnames) with __hash__ and __eq__ that "
-            "follow its value")
-    _check_hashable(x, f"argument leaf {x!r}")
-    return static_key(x)
-
-
-def _check_hashable(value, what):
-    try:
-        hash(value)
-    except TypeError:
-        advice = ("pass a tuple instead of a list" if isinstance(value, list) else
-                  "make it hashable (a tuple, a frozen dataclass), register its class as a "
-                  "pytree (@ft.tree.register_pytree_node_class) so its arrays are traced")
-        raise TypeError(f"ft.jit: {what} is a {type(value).__name__}, which is not hashable; "
-                        f"static values key the compile cache: {advice}, or make it a traced "
-                        "(array) argument") from None
-
-
-class _Compiled:
-    """One signature's programs and generated function; `run(*dynamic_values)` gives the
-    function's output (its pytree rebuilt, unless it is a single array). `on_jax`: whether
-    some, and whether all, of the dynamic values are JAX arrays (the XLA backend's calls)."""
-
-    __slots__ = ("traced", "optimized", "out_tree", "xp", "fn", "run", "fast_key", "used",
-                 "key")
-
-    def __init__(self, traced, optimized, xp, moved=(), backend="numpy", on_jax=(False, False)):
-        self.traced, self.optimized, self.out_tree = traced, optimized, traced.out_tree
-        self.xp = xp
-        single = self.out_tree.num_leaves == 1 and self.out_tree.num_nodes == 1
-        if backend == "xla" and xp is np:  # the XLA backend (xla.py) compiles host programs
-            self.fn = compile_xla(optimized, single, *on_jax)
-        else:
-            self.fn = generate(optimized, xp, single=single, moved=moved)
-        if single:
-            self.run = self.fn
-        else:
-            fn, tree = self.fn, self.out_tree
-            self.run = lambda *values: optree.tree_unflatten(tree, fn(*values))
-        self.fast_key = self.key = None
-        self.used = 0
-
-    @property
-    def groups(self):
-        """The fusion groups of the optimized program (fuse.py): one kernel each on a device."""
-        return fusion_groups(self.optimized)
-
-
 class Jitted:
     """The function returned by ft.jit (see `jit`)."""
 
@@ -224,72 +52,19 @@ class Jitted:
         functools.update_wrapper(self, f)
         self.f = f
         self.backend = resolve_backend(backend)
-        self.static_argnums = _normalize_argnums(static_argnums)
-        self.static_argnames = ((static_argnames,) if isinstance(static_argnames, str)
-                                else tuple(static_argnames))
-        self._plain = not self.static_argnums and not self.static_argnames
-        self._signature = _signature(f)
-        self._check_static_names()
+        self.statics = Statics(f, static_argnums, static_argnames)
+        self._plain = not self.statics
         for name, value in (("max_retraces", max_retraces), ("cache_size", cache_size)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"ft.jit: {name} must be a positive int, got {value!r}")
-        self.max_retraces = max_retraces
-        self.cache_size = cache_size
-        self._cache = {}  # signature -> _Compiled; reads need no lock
-        self._fast = {}   # __call__'s key of calls of arrays and scalars -> the same _Compiled
-        self._lock = threading.Lock()
-        self._clock = 0   # counts calls: a _Compiled's `used` is the call that last ran it
-        self.traces = 0
-        self._warned = False
-        self._last_key = None
+        self._cache = Cache(getattr(f, "__name__", "f"), cache_size, max_retraces)
+        self._fast = self._cache.fast   # the per-call path reads it directly
+        self._clock = 0   # counts calls: a Compiled's `used` is the call that last ran it
 
-    def _check_static_names(self):
-        params = self._signature.parameters if self._signature else {}
-        kinds = inspect.Parameter
-        if any(p.kind is kinds.VAR_KEYWORD for p in params.values()):
-            return
-        for name in self.static_argnames:
-            if params and name not in params:
-                raise ValueError(f"ft.jit: static_argnames {name!r} is not a parameter of "
-                                 f"{getattr(self.f, '__name__', 'the function')}")
-
-    def take_statics(self, args, kwargs):
-        """(args, kwargs, statics) with every static argument taken out, however it was
-        passed: positionally, by keyword, or left to its default (mapped through f's
-        signature, as jax.jit). statics: (position or name, value) pairs."""
-        sig = self._signature
-        if sig is not None:
-            try:
-                bound = sig.bind(*args, **kwargs)
-            except TypeError as e:
-                raise TypeError(f"ft.jit: {e}") from None
-            bound.apply_defaults()
-            args, kwargs = list(bound.args), dict(bound.kwargs)
-            names = [p.name for p in sig.parameters.values()
-                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        else:
-            args, kwargs, names = list(args), dict(kwargs), []
-        statics = []
-        for n in self.static_argnums:
-            i = n % len(args) if -len(args) <= n < len(args) else None
-            if i is None:
-                raise ValueError(f"ft.jit: static_argnums {n} is out of range for a call "
-                                 f"with {len(args)} positional arguments")
-            statics.append((i, args[i]))
-        for name in self.static_argnames:
-            if name in names and names.index(name) < len(args):
-                i = names.index(name)
-                if all(w != i for w, _ in statics):
-                    statics.append((i, args[i]))
-            elif name in kwargs:
-                statics.append((name, kwargs[name]))
-        for where, value in statics:
-            _check_hashable(value, f"static argument {where!r}")
-            if isinstance(where, int):
-                args[where] = None
-            else:
-                kwargs[where] = None
-        return args, kwargs, statics
+    @property
+    def traces(self):
+        """How many times the function was traced."""
+        return self._cache.traces
 
     def __call__(self, *args, **kwargs):
         if current_level() > 0:
@@ -305,7 +80,7 @@ class Jitted:
                 fast_key = tuple([(a.__class__, a.shape, a.dtype, getattr(a, "strides", None))
                                   for a in args])
             except AttributeError:
-                leaves, fast_key = _tree_key(args)
+                leaves, fast_key = tree_key(args)
             compiled = self._fast.get(fast_key)   # None (another kind of leaf) is no key
             if compiled is not None:
                 compiled.used = self._clock
@@ -313,7 +88,7 @@ class Jitted:
                     return compiled.run(*leaves)
                 except StaleShape:
                     pass
-        split = _Split(self, args, kwargs)
+        split = Split(self.statics, args, kwargs)
         if split.holds_tensor:
             return self.f(*args, **kwargs)
         compiled = self._cache.get(split.key)
@@ -328,7 +103,7 @@ class Jitted:
 
     def __get__(self, obj, objtype=None):
         """As a method decorator: bind the instance, which is then argument 0 (a pytree, or
-        static through static_argnums=0; see _static_leaf)."""
+        static through static_argnums=0; see arguments.py's _static_leaf)."""
         return self if obj is None else functools.partial(self, obj)
 
     def _compile(self, split, fast_key=None):
@@ -347,38 +122,19 @@ class Jitted:
                                        for x, d in zip(split.leaves, split.dynamic)],
                               split.dynamic, split.rebuild, split.input_names())
         first = fresh_outputs(first, leaves)   # as the generated code's outputs are
-        compiled = _Compiled(traced, optimize(traced), xp,
+        compiled = Compiled(traced, optimize(traced), xp,
                              [v.id for v, m in zip(traced.inputs, moved) if m], self.backend,
                              (any(jax_leaves), any(jax_leaves) and all(jax_leaves)))
         compiled.key, compiled.used = split.key, self._clock
         if any(jax_leaves):
             first = to_jax(first)
         if fast_key is not None and len(leaves) == len(split.leaves) and \
-                all(type(x) is np.ndarray or type(x) in _SCALAR_TYPES or is_array(x)
+                all(type(x) is np.ndarray or type(x) in SCALAR_TYPES or is_array(x)
                     for x in leaves) and \
                 ((fast_key and isinstance(fast_key[0], optree.PyTreeSpec)) or
                  split.tree == optree.tree_structure((tuple(leaves), {}))):
             compiled.fast_key = fast_key   # computed by __call__ from these very leaves
-        with self._lock:
-            self.traces += 1
-            if self.traces > self.max_retraces and not self._warned:
-                self._warned = True
-                warnings.warn(f"ft.jit({getattr(self.f, '__name__', 'f')}) traced "
-                              f"{self.traces} times; {_what_changed(self._last_key, split.key)}"
-                              ". Mark changing Python values static, or keep shapes fixed "
-                              "(further traces are counted in .traces, not warned about)",
-                              PerformanceWarning, stacklevel=3)
-            self._last_key = split.key
-            old = self._cache.pop(split.key, None)
-            if old is not None:
-                self._fast.pop(old.fast_key, None)
-            self._cache[split.key] = compiled
-            if compiled.fast_key is not None:
-                self._fast[compiled.fast_key] = compiled
-            while len(self._cache) > self.cache_size:   # least recently used first
-                oldest = min(self._cache.values(), key=lambda c: c.used)
-                del self._cache[oldest.key]
-                self._fast.pop(oldest.fast_key, None)
+        self._cache.add(compiled)
         return compiled, first
 
     def _from_jax(self, split):
@@ -388,8 +144,8 @@ class Jitted:
             raise TypeError(f"ft.jit({getattr(self.f, '__name__', 'f')}): JAX arrays are "
                             "taken by backend='xla' (which returns JAX arrays for them); the "
                             "NumPy backend takes NumPy arrays (np.asarray(x))")
-        host = _Split.__new__(_Split)
-        for name in _Split.__slots__:
+        host = Split.__new__(Split)
+        for name in Split.__slots__:
             setattr(host, name, getattr(split, name))
         host.leaves = [np.array(x) if is_jax_array(x) else x for x in split.leaves]
         return host, [x for x, d in zip(host.leaves, host.dynamic) if d]
@@ -398,21 +154,8 @@ class Jitted:
         """The compiled entry for these arguments (tracing if needed): `.traced`,
         `.optimized` (Programs), `.groups` (its fusion groups) and `.fn.source` (the generated
         code)."""
-        split = _Split(self, args, kwargs)
+        split = Split(self.statics, args, kwargs)
         return self._cache.get(split.key) or self._compile(split)[0]
-
-
-def _what_changed(old, new):
-    if old is None:
-        return "the signature changed"
-    if old[0] != new[0]:
-        return f"the argument structure keeps changing ({old[0]} -> {new[0]})"
-    if old[2] != new[2]:
-        return f"static argument values keep changing ({old[2]} -> {new[2]})"
-    for i, (a, b) in enumerate(zip(old[1], new[1])):
-        if a != b:
-            return f"argument leaf {i} keeps changing ({a} -> {b})"
-    return "the signature changed"
 
 
 def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_size=64,
