@@ -20,8 +20,11 @@ from ._reductions import (  # noqa: F401
     sort, argsort)
 from ._shape import (  # noqa: F401
     reshape, ravel, transpose, moveaxis, swapaxes, expand_dims, squeeze, broadcast_to,
-    broadcast_shapes, broadcast_arrays, concatenate, stack, hstack, vstack, split, array_split,
-    flip, roll, tile, repeat, pad, diagonal, trace, tril, triu, atleast_1d, atleast_2d, unstack)
+    broadcast_shapes, broadcast_arrays)
+from ._joining import (  # noqa: F401
+    concatenate, stack, hstack, vstack, split, array_split, atleast_1d, atleast_2d, unstack)
+from ._rearranging import (  # noqa: F401
+    flip, roll, tile, repeat, pad, diagonal, trace, tril, triu)
 from ._indexing import (  # noqa: F401
     getitem, at, take, take_along_axis, put_along_axis, add_along_axis, nonzero, argwhere)
 from ._products import matmul, dot, vdot, inner, outer, tensordot, einsum  # noqa: F401

@@ -5,7 +5,9 @@ import numpy as np
 
 from ..ops import elementwise as ew, linalg as la
 from ._reductions import mean
-from ._shape import atleast_2d, concatenate, diagonal, squeeze, swapaxes
+from ._shape import squeeze, swapaxes
+from ._joining import atleast_2d, concatenate
+from ._rearranging import diagonal
 from ._util import as_operand, dtype_of, ndim, reject, shape
 
 

@@ -9,7 +9,8 @@ from ..backend import device_modules, module_of
 from ..ops import elementwise as ew, reductions as red, shape as sh
 from ..tensor import Tensor
 from ._indexing import getitem
-from ._shape import broadcast_to, concatenate, expand_dims, moveaxis
+from ._shape import broadcast_to, expand_dims, moveaxis
+from ._joining import concatenate
 from ._util import (as_operand, check_device, dtype_of, holds_wrapper, like_module, ndim,
                     shape, xp_of)
 
@@ -443,7 +444,7 @@ def array(object, dtype=None, *, copy=True, like=None, ndmin=0):
     if isinstance(object, Tensor):
         return asarray(object, dtype)
     if isinstance(object, (list, tuple)) and holds_wrapper(object):
-        from ._shape import stack
+        from ._joining import stack
         ref = _first_wrapper(object)
         # Python and NumPy scalars among the wrappers join them on their device
         scalars = (int, float, complex, np.generic)

@@ -4,6 +4,7 @@ import numpy as np
 from ..ops import elementwise as ew
 from ..ops.indexing import ARRAY, getitem as getitem_p, scatter as scatter_p
 from ..tensor import Tensor
+from ._shape import ravel
 from ._util import as_operand, ndim, normalize_axis, shape, xp_of
 
 
@@ -174,7 +175,6 @@ def take(a, indices, axis=None, out=None, mode=None):
         raise TypeError("functorch_lite.numpy.take does not support out= or mode=")
     a = as_operand(a)
     if axis is None:
-        from ._shape import ravel
         a, axis = ravel(a), 0
     axis = normalize_axis(axis, ndim(a))
     return getitem(a, (slice(None),) * axis + (indices,))  # lists: arrays of a.xp
@@ -218,7 +218,6 @@ def take_along_axis(arr, indices, axis):
     """
     arr, indices = as_operand(arr), as_operand(indices)
     if axis is None:
-        from ._shape import ravel
         arr, axis = ravel(arr), 0
     axis = normalize_axis(axis, ndim(arr))
     return getitem(arr, _along_axis_index(arr, indices, axis))

@@ -4,7 +4,9 @@ import numpy as np
 
 from ..ops import elementwise as ew
 from ._indexing import getitem
-from ._shape import broadcast_arrays, diagonal, pad, ravel, reshape, stack
+from ._shape import broadcast_arrays, ravel, reshape
+from ._joining import stack
+from ._rearranging import diagonal, pad
 from ._util import as_operand, dtype_of, ndim, normalize_axis, shape, xp_of
 
 

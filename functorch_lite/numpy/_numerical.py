@@ -9,7 +9,8 @@ from ..ops import elementwise as ew, reductions as red
 from ._creation import array, asarray, ones_like
 from ._indexing import getitem, numpy_scalar
 from ._matrices import diff
-from ._shape import concatenate, moveaxis, ravel, reshape, stack
+from ._shape import moveaxis, ravel, reshape
+from ._joining import concatenate, stack
 from ._util import as_operand, dtype_of, ndim, normalize_axis, shape
 
 

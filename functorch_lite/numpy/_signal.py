@@ -2,7 +2,8 @@
 own kernels (ops/conv.py), so the values are NumPy's bit for bit. Under vmap they are computed
 as one gather of sliding windows and one matrix product (`windowed`, the batching rule)."""
 from ..ops import conv as cv, elementwise as ew, linalg as la
-from ._shape import expand_dims, pad
+from ._shape import expand_dims
+from ._rearranging import pad
 from ._indexing import take
 from ._util import as_operand, dtype_of, ndim, shape, xp_of
 

@@ -19,7 +19,8 @@ import numpy as np
 from ..ops import elementwise as ew, reductions as red
 from ._indexing import getitem, numpy_scalar
 from ._reductions import _axis, _count, max as _max, mean, min as _min, sort, sum as _sum
-from ._shape import broadcast_to, expand_dims, moveaxis, ravel, reshape, stack, transpose
+from ._shape import broadcast_to, expand_dims, moveaxis, ravel, reshape, transpose
+from ._joining import stack
 from ._util import (as_operand, dtype_of, is_wrapper, ndim, normalize_axes, normalize_axis,
                     reject, shape, xp_of)
 

@@ -17,7 +17,8 @@ from ..ops import elementwise as ew
 from . import _reductions as red
 from ._indexing import numpy_scalar
 from ._logsumexp import logsumexp
-from ._shape import concatenate, expand_dims, moveaxis
+from ._shape import expand_dims, moveaxis
+from ._joining import concatenate
 from ._util import as_operand, dtype_of, ndim, normalize_axis, reject, shape, xp_of
 
 

@@ -10,7 +10,8 @@ import textwrap
 
 from ..ops import elementwise as ew, fft as _fft
 from ._creation import arange
-from ._shape import concatenate, pad, roll
+from ._joining import concatenate
+from ._rearranging import pad, roll
 from ._indexing import getitem
 from ._util import as_operand, check_device, dtype_of, ndim, normalize_axis, reject, shape
 
