@@ -19,7 +19,7 @@ function works on wrappers as well as arrays, so they can be used inside transfo
 """
 import functools
 import os
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterable, List, Optional, Tuple, Union
 
 import numpy as np
 import optree
@@ -124,7 +124,7 @@ def reduce(f: Callable[[Any, Any], Any], tree: PyTree, initializer: Any = _MISSI
     return functools.reduce(f, flat, initializer)
 
 
-def leaves(tree, is_leaf=None):
+def leaves(tree: PyTree, is_leaf: Optional[Callable[[Any], bool]] = None) -> List[Any]:
     """The leaves of `tree`, in the order the transforms flatten it (None is an empty node).
 
     Dict leaves come in sorted key order, as the transforms flatten them.
@@ -144,7 +144,7 @@ def leaves(tree, is_leaf=None):
     return optree.tree_leaves(tree, is_leaf=is_leaf)
 
 
-def structure(tree, is_leaf=None):
+def structure(tree: PyTree, is_leaf: Optional[Callable[[Any], bool]] = None) -> Any:
     """The structure of `tree` (an optree PyTreeSpec): compare two with ==.
 
     Two trees with equal structures differ only in their leaves, so they can be mapped over
@@ -167,7 +167,8 @@ def structure(tree, is_leaf=None):
     return optree.tree_structure(tree, is_leaf=is_leaf)
 
 
-def flatten(tree, is_leaf=None):
+def flatten(tree: PyTree, is_leaf: Optional[Callable[[Any], bool]] = None
+            ) -> Tuple[List[Any], Any]:
     """(leaves, structure): the leaves as `leaves` gives them and the structure `unflatten`
     needs to rebuild the tree.
 
@@ -189,7 +190,7 @@ def flatten(tree, is_leaf=None):
     return optree.tree_flatten(tree, is_leaf=is_leaf)
 
 
-def unflatten(treedef, leaves):
+def unflatten(treedef: Any, leaves: Iterable[Any]) -> PyTree:
     """The tree of structure `treedef` holding `leaves`.
 
     The inverse of flatten: leaves are placed in the order flatten lists them.
@@ -212,7 +213,7 @@ def unflatten(treedef, leaves):
     return optree.tree_unflatten(treedef, list(leaves))
 
 
-def stack(trees, axis=0):
+def stack(trees: Iterable[PyTree], axis: int = 0) -> PyTree:
     """Trees of one structure -> one tree whose every leaf stacks the trees' leaves on `axis`
     (the parameters of an ensemble, to vmap over).
 
@@ -242,7 +243,7 @@ def stack(trees, axis=0):
     return optree.tree_map(lambda *xs: fnp.stack(xs, axis=axis), *trees)
 
 
-def unstack(tree, axis=0):
+def unstack(tree: PyTree, axis: int = 0) -> List[PyTree]:
     """The inverse of stack: a list of trees, one per index along `axis` of every leaf.
 
     Args:
@@ -278,7 +279,7 @@ def _complex_of(dtype):
     return np.result_type(dtype, np.complex64)
 
 
-def ravel(tree):
+def ravel(tree: PyTree) -> Tuple[Any, Callable[[Any], PyTree]]:
     """(flat, unravel): every leaf raveled and concatenated into one 1-d vector, and the
     function that splits such a vector back into the tree (as jax.flatten_util.ravel_pytree).
 
