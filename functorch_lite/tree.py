@@ -33,7 +33,16 @@ __all__ = ["map", "map_with_path", "reduce", "leaves", "structure", "flatten", "
            "save", "load"]
 
 PyTree = Any
-_MISSING = object()
+
+
+class _NoInitializer:
+    """reduce's default: no initializer, the first leaf starts the fold (as JAX's)."""
+
+    def __repr__(self):
+        return "no_initializer"     # what the signature shows (help(), the API reference)
+
+
+_MISSING = _NoInitializer()
 
 _SCALARS = (int, float, complex, np.generic)
 
