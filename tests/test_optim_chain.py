@@ -132,6 +132,10 @@ def test_clip_by_global_norm_as_a_transformation_and_at_once_agree():
     _assert_same(u, optim.clip_by_global_norm(g, 1.0), rtol=0)
     np.testing.assert_allclose(u["a"], [0.6, 0.0])
     assert u["b"].dtype == np.float32 and state == {}
+    by_keyword = optim.clip_by_global_norm(max_norm=1.0)           # optax's keyword spelling
+    _assert_same(by_keyword.update(g, by_keyword.init(g))[0], u, rtol=0)
+    with pytest.raises(TypeError, match="needs max_norm"):
+        optim.clip_by_global_norm()
 
 
 def test_a_chained_training_step_jits_and_vmaps():

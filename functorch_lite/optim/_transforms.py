@@ -222,13 +222,13 @@ def global_norm(tree: PyTree) -> Any:
     return fnp.sqrt(sum(fnp.sum(x * x) for x in optree.tree_leaves(tree)))
 
 
-def clip_by_global_norm(grads_or_max_norm: Any, max_norm: Optional[float] = None) -> Any:
+def clip_by_global_norm(grads_or_max_norm: Any = None, max_norm: Optional[float] = None) -> Any:
     """Gradients scaled by min(1, max_norm / global_norm(grads)): torch's clip_grad_norm_
     (without its 1e-6: a zero gradient stays zero), in two forms.
 
-    clip_by_global_norm(max_norm) is the gradient transformation (optax.clip_by_global_norm),
-    a stateless link of a chain; clip_by_global_norm(grads, max_norm) clips a gradient pytree
-    at once. Gradients whose global norm is at most max_norm come back unchanged (up to a
+    clip_by_global_norm(max_norm) (or clip_by_global_norm(max_norm=...)) is the gradient
+    transformation (optax.clip_by_global_norm), a stateless link of a chain;
+    clip_by_global_norm(grads, max_norm) clips a gradient pytree at once. Gradients whose global norm is at most max_norm come back unchanged (up to a
     multiply by 1); each leaf keeps its dtype.
 
     Args:
@@ -247,8 +247,12 @@ def clip_by_global_norm(grads_or_max_norm: Any, max_norm: Optional[float] = None
         >>> clip.update({"a": np.array([3.0]), "b": np.array([4.0])}, clip.init(None))[0]["a"]
         array([0.6])
     """
-    if max_norm is None:
-        limit = grads_or_max_norm
+    if grads_or_max_norm is None or max_norm is None:
+        limit = max_norm if grads_or_max_norm is None else grads_or_max_norm
+        if limit is None:
+            raise TypeError("clip_by_global_norm needs max_norm: clip_by_global_norm(max_norm) "
+                            "for the transformation, clip_by_global_norm(grads, max_norm) to "
+                            "clip at once")
         return Optimizer(lambda params: {},
                          lambda updates, state, params=None: (_clip(updates, limit), {}))
     return _clip(grads_or_max_norm, max_norm)
