@@ -7,7 +7,7 @@ recurses on the derivative functions themselves: `x -> jvp(f, x, t)[1]` and
 reverse-over-forward, forward-over-reverse and reverse-over-reverse, each against finite
 differences of the order below.
 """
-from typing import Any, Callable, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 import optree
