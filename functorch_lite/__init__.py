@@ -2,6 +2,7 @@
 
 Public API only: re-exports of the transforms, the extension API and the wrapper base classes.
 """
+from ._version import __version__
 from . import ops  # noqa: F401  (registers the primitives)
 from . import numpy  # noqa: F401
 from . import nn  # noqa: F401

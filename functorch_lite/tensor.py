@@ -115,9 +115,10 @@ class Tensor:
         try:
             out = self._concretize("array")
         except TypeError as e:
-            hint = "".join(h() for h in _CONVERSION_HINTS)
+            hint = _numpy_full_hint(_sys._getframe(1)) or "".join(
+                h() for h in _CONVERSION_HINTS)
             if hint:
-                raise TypeError(hint + str(e)) from None
+                raise type(e)(hint + str(e)) from None
             raise
         return out if dtype is None else out.astype(dtype)
 
@@ -154,6 +155,18 @@ class Tensor:
 
 
 _STORE_SUBSCR = _dis.opmap["STORE_SUBSCR"]
+
+
+def _numpy_full_hint(frame):
+    """np.full(shape, v) converts v with np.asarray before NumPy dispatches anything (its only
+    dispatch is on like=), so a wrapper fill value reaches __array__ from numpy's `full`: name
+    the two spellings that work."""
+    if frame.f_code.co_name == "full" and frame.f_globals.get("__name__", "").startswith(
+            "numpy"):
+        return ("np.full(shape, v) converts its fill value v with np.asarray first, which a "
+                "transform cannot follow: write fnp.full(shape, v) (as jnp.full) or "
+                "np.full(shape, v, like=v). ")
+    return ""
 
 
 def _refuse_store_into_array(value):

@@ -7,25 +7,48 @@ transforms accept are exactly the trees these functions walk).
     ft.tree.stack([p1, p2, p3])         one tree whose leaves carry a leading model axis
     ft.tree.unstack(stacked)            its inverse: a list of trees
     flat, unravel = ft.tree.ravel(p)    one flat vector and the function that rebuilds the tree
+    ft.tree.map_with_path(f, params)    f(path, leaf): path is the tuple of keys to the leaf
+    ft.tree.reduce(f, params, init)     functools.reduce over the leaves
+    ft.tree.save("p.npz", params)       one .npz entry per leaf, named by its path ("layers/0/w")
+    ft.tree.load("p.npz", like=params)  the saved leaves in params' structure (checked)
 
 `stack` is what an ensemble needs (torch.func's `stack_module_state`): vmap over the stacked
 parameters with in_dims=0 runs every model at once. `ravel` follows
 `jax.flatten_util.ravel_pytree`, for optimizers that want one vector (scipy.optimize). Every
 function works on wrappers as well as arrays, so they can be used inside transforms.
 """
+import functools
+import os
+from typing import Any, Callable, Iterable, List, Optional, Tuple, Union
+
 import numpy as np
 import optree
 
 from . import numpy as fnp
+from .backend import module_of
 from .numpy._util import dtype_of, shape, xp_of
 
-__all__ = ["map", "leaves", "structure", "flatten", "unflatten", "stack", "unstack", "ravel",
-           "register_pytree_node_class"]
+__all__ = ["map", "map_with_path", "reduce", "leaves", "structure", "flatten", "unflatten",
+           "stack", "unstack", "ravel", "register_pytree_node", "register_pytree_node_class",
+           "save", "load"]
+
+PyTree = Any
+
+
+class _NoInitializer:
+    """reduce's default: no initializer, the first leaf starts the fold (as JAX's)."""
+
+    def __repr__(self):
+        return "no_initializer"     # what the signature shows (help(), the API reference)
+
+
+_MISSING = _NoInitializer()
 
 _SCALARS = (int, float, complex, np.generic)
 
 
-def map(f, tree, *rest, is_leaf=None):
+def map(f: Callable, tree: PyTree, *rest: PyTree,
+        is_leaf: Optional[Callable[[Any], bool]] = None) -> PyTree:
     """f applied leaf by leaf; with several trees of one structure, f(leaf, *other_leaves).
 
     optree.tree_map: None is an empty node (f never sees it), dicts are walked in sorted key
@@ -51,7 +74,66 @@ def map(f, tree, *rest, is_leaf=None):
     return optree.tree_map(f, tree, *rest, is_leaf=is_leaf)
 
 
-def leaves(tree, is_leaf=None):
+def map_with_path(f: Callable, tree: PyTree, *rest: PyTree,
+                  is_leaf: Optional[Callable[[Any], bool]] = None) -> PyTree:
+    """f(path, leaf, *other_leaves) leaf by leaf, where path is the tuple of keys from the root
+    to the leaf (optree's paths: dict keys, sequence indices, a registered class's entries).
+
+    JAX's tree_util.tree_map_with_path; its key objects (DictKey, SequenceKey) are plain keys
+    here, so a path reads ("layers", 0, "w"). Use it to treat parameters by name (no weight
+    decay on biases, a learning rate per layer).
+
+    Args:
+        f: a function of (path, leaf) (and one more leaf per tree of `rest`).
+        tree: a pytree.
+        *rest: further pytrees of tree's structure.
+        is_leaf: a predicate that stops the walk at the subtrees it accepts.
+
+    Returns:
+        A pytree of tree's structure holding f's results.
+
+    Raises:
+        ValueError: a tree of `rest` does not match tree's structure.
+
+    Examples:
+        >>> import functorch_lite as ft
+        >>> ft.tree.map_with_path(lambda path, x: path, {"layers": [{"w": 1.0}], "b": 2.0})
+        {'layers': [{'w': ('layers', 0, 'w')}], 'b': ('b',)}
+    """
+    return optree.tree_map_with_path(f, tree, *rest, is_leaf=is_leaf)
+
+
+def reduce(f: Callable[[Any, Any], Any], tree: PyTree, initializer: Any = _MISSING,
+           is_leaf: Optional[Callable[[Any], bool]] = None) -> Any:
+    """functools.reduce(f, leaves(tree)[, initializer]): fold the leaves into one value.
+
+    As JAX's tree_util.tree_reduce: without an initializer the first leaf starts the fold (a
+    tree without leaves then raises TypeError).
+
+    Args:
+        f: a function of (accumulated, leaf).
+        tree: a pytree.
+        initializer: the starting value (optional).
+        is_leaf: a predicate that stops the walk at the subtrees it accepts.
+
+    Returns:
+        The folded value.
+
+    Raises:
+        TypeError: no initializer and no leaves (from functools.reduce).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> ft.tree.reduce(lambda n, x: n + x.size, {"w": np.ones((2, 3)), "b": np.ones(3)}, 0)
+        9
+    """
+    flat = leaves(tree, is_leaf=is_leaf)
+    if initializer is _MISSING:
+        return functools.reduce(f, flat)
+    return functools.reduce(f, flat, initializer)
+
+
+def leaves(tree: PyTree, is_leaf: Optional[Callable[[Any], bool]] = None) -> List[Any]:
     """The leaves of `tree`, in the order the transforms flatten it (None is an empty node).
 
     Dict leaves come in sorted key order, as the transforms flatten them.
@@ -71,7 +153,7 @@ def leaves(tree, is_leaf=None):
     return optree.tree_leaves(tree, is_leaf=is_leaf)
 
 
-def structure(tree, is_leaf=None):
+def structure(tree: PyTree, is_leaf: Optional[Callable[[Any], bool]] = None) -> Any:
     """The structure of `tree` (an optree PyTreeSpec): compare two with ==.
 
     Two trees with equal structures differ only in their leaves, so they can be mapped over
@@ -94,7 +176,8 @@ def structure(tree, is_leaf=None):
     return optree.tree_structure(tree, is_leaf=is_leaf)
 
 
-def flatten(tree, is_leaf=None):
+def flatten(tree: PyTree, is_leaf: Optional[Callable[[Any], bool]] = None
+            ) -> Tuple[List[Any], Any]:
     """(leaves, structure): the leaves as `leaves` gives them and the structure `unflatten`
     needs to rebuild the tree.
 
@@ -116,7 +199,7 @@ def flatten(tree, is_leaf=None):
     return optree.tree_flatten(tree, is_leaf=is_leaf)
 
 
-def unflatten(treedef, leaves):
+def unflatten(treedef: Any, leaves: Iterable[Any]) -> PyTree:
     """The tree of structure `treedef` holding `leaves`.
 
     The inverse of flatten: leaves are placed in the order flatten lists them.
@@ -139,7 +222,7 @@ def unflatten(treedef, leaves):
     return optree.tree_unflatten(treedef, list(leaves))
 
 
-def stack(trees, axis=0):
+def stack(trees: Iterable[PyTree], axis: int = 0) -> PyTree:
     """Trees of one structure -> one tree whose every leaf stacks the trees' leaves on `axis`
     (the parameters of an ensemble, to vmap over).
 
@@ -169,7 +252,7 @@ def stack(trees, axis=0):
     return optree.tree_map(lambda *xs: fnp.stack(xs, axis=axis), *trees)
 
 
-def unstack(tree, axis=0):
+def unstack(tree: PyTree, axis: int = 0) -> List[PyTree]:
     """The inverse of stack: a list of trees, one per index along `axis` of every leaf.
 
     Args:
@@ -205,7 +288,7 @@ def _complex_of(dtype):
     return np.result_type(dtype, np.complex64)
 
 
-def ravel(tree):
+def ravel(tree: PyTree) -> Tuple[Any, Callable[[Any], PyTree]]:
     """(flat, unravel): every leaf raveled and concatenated into one 1-d vector, and the
     function that splits such a vector back into the tree (as jax.flatten_util.ravel_pytree).
 
@@ -262,7 +345,37 @@ def ravel(tree):
     return vector, unravel
 
 
-def register_pytree_node_class(cls):
+def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable) -> None:
+    """Make `nodetype` a pytree node for every transform and ft.jit, JAX's function form:
+    `flatten_func(x) -> (children, aux)` and `unflatten_func(aux, children) -> x`.
+
+    The children (arrays, nested pytrees) are traced, differentiated and batched like any
+    argument's leaves; aux is static (compared by ==, hashed by ft.jit). Use it for a class
+    you cannot decorate (register_pytree_node_class is the decorator form).
+
+    Args:
+        nodetype: the class to register.
+        flatten_func: x -> (iterable of children, aux data).
+        unflatten_func: (aux data, children) -> an instance.
+
+    Raises:
+        ValueError: the type is already registered (from optree).
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> class Affine:
+        ...     def __init__(self, w, b):
+        ...         self.w, self.b = w, b
+        >>> ft.tree.register_pytree_node(Affine, lambda a: ((a.w, a.b), None),
+        ...                              lambda aux, children: Affine(*children))
+        >>> ft.grad(lambda a: np.sum(a.w * 3.0 + a.b))(Affine(np.ones(2), 1.0)).w
+        array([3., 3.])
+    """
+    optree.register_pytree_node(nodetype, flatten_func, unflatten_func,
+                                namespace=optree.registry.__GLOBAL_NAMESPACE)
+
+
+def register_pytree_node_class(cls: type) -> type:
     """Class decorator: make `cls` a pytree node for every transform and ft.jit (optree's
     decorator, in the namespace the library flattens with). The class defines
     `tree_flatten(self) -> (children, aux)` and the classmethod `tree_unflatten(aux, children)`,
@@ -290,3 +403,87 @@ def register_pytree_node_class(cls):
         array([2., 2.])
     """
     return optree.register_pytree_node_class(cls, namespace=optree.registry.__GLOBAL_NAMESPACE)
+
+
+def _path_key(path):
+    """The .npz entry name of a leaf: its path's keys joined by '/' ("layers/0/w")."""
+    return "/".join(str(k) for k in path)
+
+
+def _keyed_leaves(tree, what):
+    paths, flat, _ = optree.tree_flatten_with_path(tree)
+    keys = [_path_key(p) for p in paths]
+    if len(set(keys)) != len(keys):
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise ValueError(f"ft.tree.{what}: two leaves have the entry name {dup!r} (keys that "
+                         "print alike, such as 0 and '0', or a '/' inside a key); rename one")
+    return keys, flat
+
+
+def save(path: Union[str, os.PathLike], tree: PyTree) -> None:
+    """Write the leaves of `tree` to a NumPy `.npz` file, one entry per leaf named by its path
+    ("layers/0/w"), so the file reads with np.load alone.
+
+    The structure is not stored: load it back with load(path, like=tree), which rebuilds it from
+    a tree of the same shape (freshly initialized parameters). Device arrays are copied to the
+    host; Python scalars become 0-d arrays.
+
+    Args:
+        path: the file (NumPy adds ".npz" when the name lacks it).
+        tree: a pytree of arrays and numbers (no wrappers: save outside transforms).
+
+    Raises:
+        ValueError: two leaves would get the same entry name.
+
+    Examples:
+        >>> import numpy as np, os, tempfile, functorch_lite as ft
+        >>> params = {"layers": [{"w": np.ones((2, 2)), "b": np.zeros(2)}]}
+        >>> path = os.path.join(tempfile.mkdtemp(), "params.npz")
+        >>> ft.tree.save(path, params)
+        >>> sorted(np.load(path).files)
+        ['layers/0/b', 'layers/0/w']
+    """
+    keys, flat = _keyed_leaves(tree, "save")
+    arrays = {k: getattr(module_of(x), "asnumpy", np.asarray)(x) for k, x in zip(keys, flat)}
+    np.savez(path, **arrays)
+
+
+def load(path: Union[str, os.PathLike], like: PyTree) -> PyTree:
+    """The tree saved by save(path, ...), rebuilt in the structure of `like`; each leaf is
+    checked against like's (the same entry names and shapes) and placed on its device.
+
+    Leaves keep the dtype they were saved with. Nothing is unpickled (allow_pickle=False).
+
+    Args:
+        path: an .npz file written by save.
+        like: a pytree of the saved structure (its leaves give the shapes and devices).
+
+    Returns:
+        A pytree of like's structure holding the saved arrays.
+
+    Raises:
+        ValueError: the file's entries are not like's leaves (missing or extra names, named in
+            the message) or a leaf's shape differs.
+
+    Examples:
+        >>> import numpy as np, os, tempfile, functorch_lite as ft
+        >>> path = os.path.join(tempfile.mkdtemp(), "params.npz")
+        >>> ft.tree.save(path, {"w": np.arange(3.0), "b": 1.5})
+        >>> ft.tree.load(path, like={"w": np.zeros(3), "b": 0.0})
+        {'w': array([0., 1., 2.]), 'b': array(1.5)}
+    """
+    keys, flat = _keyed_leaves(like, "load")
+    with np.load(path, allow_pickle=False) as data:
+        stored = set(data.files)
+        missing, extra = [k for k in keys if k not in stored], sorted(stored - set(keys))
+        if missing or extra:
+            raise ValueError(f"ft.tree.load: {os.fspath(path)!r} does not hold the structure of "
+                             f"`like`: missing entries {missing}, unexpected entries {extra}")
+        out = []
+        for k, x in zip(keys, flat):
+            value = data[k]
+            if tuple(value.shape) != tuple(shape(x)):
+                raise ValueError(f"ft.tree.load: entry {k!r} has shape {value.shape}, the leaf "
+                                 f"of `like` has shape {tuple(shape(x))}")
+            out.append(value if module_of(x) is np else module_of(x).asarray(value))
+    return optree.tree_unflatten(structure(like), out)

@@ -21,7 +21,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODULES = ["functorch_lite", "functorch_lite.numpy", "functorch_lite.numpy.linalg",
-           "functorch_lite.numpy.fft", "functorch_lite.nn", "functorch_lite.random",
+           "functorch_lite.numpy.fft", "functorch_lite.nn", "functorch_lite.nn.init",
+           "functorch_lite.random",
            "functorch_lite.optim", "functorch_lite.tree", "functorch_lite.scipy.special",
            "functorch_lite.scipy.linalg", "functorch_lite.scipy.stats",
            "functorch_lite.scipy.sparse.linalg", "functorch_lite.testing",

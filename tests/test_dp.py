@@ -1,5 +1,6 @@
 """functorch_lite.dp against materialized clipping: vmap(grad) per example, then a loop of
 NumPy norms, clipping factors and sums (the reference never goes through dp's factors)."""
+import inspect
 import warnings
 
 import numpy as np
@@ -310,6 +311,41 @@ def test_strict_switch_refuses_the_fallback():
     with pytest.raises(ft.dp.FallbackError, match="sum"):
         ft.dp.per_example_grad_norms(lambda p, x: np.sum(p["w"]) * np.sum(x),
                                      strict=True)(p, x)
+
+
+def _recurrent_loss(p, xs, y):
+    h = fnp.zeros(4)
+    for t in range(xs.shape[0]):                        # a recurrent cell: factored matmuls
+        h = fnp.tanh(h @ p["cell"]["w"] + xs[t] @ p["cell"]["u"])
+    gate = fnp.sum(fnp.exp(p["cell"]["gate"]))          # THE FALLBACK LINE: a reduction
+    return nn.cross_entropy(gate * h @ p["out"], y)
+
+
+def test_fallback_names_the_parameter_path_the_op_and_the_loss_line():
+    """Issue 33: a recurrent model's FallbackWarning names the leaf by its pytree path, the op,
+    and the line of the loss that read the parameter (also the warning's own location)."""
+    rng = np.random.default_rng(9)
+    p = {"cell": {"w": 0.3 * rng.standard_normal((4, 4)), "u": rng.standard_normal((3, 4)),
+                  "gate": rng.standard_normal(4)}, "out": rng.standard_normal((4, 2))}
+    xs, y = rng.standard_normal((6, 5, 3)), rng.integers(0, 2, 6)
+    source = inspect.getsource(_recurrent_loss).splitlines()
+    line = _recurrent_loss.__code__.co_firstlineno + next(
+        i for i, text in enumerate(source) if "THE FALLBACK LINE" in text)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        norms = ft.dp.per_example_grad_norms(_recurrent_loss)(p, xs, y)
+    fallbacks = [w for w in caught if issubclass(w.category, ft.dp.FallbackWarning)]
+    assert len(fallbacks) == 1, [str(w.message) for w in caught]
+    message = str(fallbacks[0].message)
+    assert message.startswith(f"op 'sum' at {__file__}:{line} (gate = fnp.sum(fnp.exp(p["
+                              f"\"cell\"][\"gate\"]))"), message
+    assert "reads argument 0['cell']['gate'] (operand 0)" in message
+    assert (fallbacks[0].filename, fallbacks[0].lineno) == (__file__, line)
+    ref = [np.sqrt(sum(np.sum(g ** 2) for g in optree.tree_leaves(
+        ft.grad(_recurrent_loss)(p, xs[i], y[i])))) for i in range(6)]
+    assert_close(norms, np.array(ref))
+    with pytest.raises(ft.dp.FallbackError, match=r"reads argument 0\['cell'\]\['gate'\]"):
+        ft.dp.per_example_grad_norms(_recurrent_loss, strict=True)(p, xs, y)
 
 
 def test_add_noise_has_the_gaussian_mechanism_scale():

@@ -133,3 +133,32 @@ def test_full_of_a_transformed_fill_value_is_its_broadcast():
     """It was refused ('full() needs a concrete fill_value'); as jnp.full, it broadcasts."""
     out = passthrough(lambda t: fnp.full((2, 3), t[1:]))(np.arange(3.0).reshape(3, 1))
     np.testing.assert_array_equal(out, np.full((2, 3), np.arange(3.0)[1:].reshape(2, 1)))
+
+
+@pytest.mark.parametrize("full", [
+    lambda v: fnp.full((2, 3), v), lambda v: np.full((2, 3), v, like=v),
+    lambda v: np.full((2, 3), v, dtype=np.float64, like=v)],
+    ids=["fnp.full", "np.full like", "np.full like dtype"])
+def test_full_with_a_traced_fill_value_under_vmap_grad_and_jit(full):
+    """jnp.full takes a traced fill value (issue 33): the result is its broadcast, batched per
+    example, differentiable in it and traced by jit (against NumPy and a loop)."""
+    def f(v):
+        return fnp.sum(full(v) * np.arange(6.0).reshape(2, 3))
+    vs = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(ft.vmap(f)(vs), [np.sum(np.full((2, 3), v) * np.arange(6.0)
+                                                       .reshape(2, 3)) for v in vs])
+    np.testing.assert_allclose(ft.grad(f)(1.5), 15.0)                # d/dv sum(v * arange)
+    np.testing.assert_allclose(ft.jit(f)(np.asarray(1.5)), 1.5 * 15.0)
+    np.testing.assert_allclose(ft.jit(f)(np.asarray(-2.0)), -2.0 * 15.0)  # read per call
+    np.testing.assert_allclose(ft.vmap(ft.grad(f))(vs), np.full(3, 15.0))
+
+
+def test_np_full_without_like_names_what_to_write():
+    """NumPy's full converts the fill value with np.asarray before dispatching anything: the
+    error names fnp.full and like= (the exception type is the transform's own)."""
+    for transform, error in [(ft.grad, TypeError), (ft.vmap, TypeError),
+                             (ft.jit, ft.TracerConversionError)]:
+        with pytest.raises(error, match=r"write fnp.full\(shape, v\) \(as jnp.full\) or "
+                                        r"np.full\(shape, v, like=v\)"):
+            transform(lambda v: np.sum(np.full((3,), v)))(np.asarray(1.5) if transform is not
+                                                           ft.vmap else np.ones(2))

@@ -208,3 +208,22 @@ def test_exact_gelu_without_scipy_matches_the_erf_form(monkeypatch):
     np.testing.assert_allclose(ft.nn.gelu(x), x * cdf, rtol=1e-13)   # also in the far tail
     np.testing.assert_allclose(ft.vmap(ft.grad(ft.nn.gelu))(x), cdf + x * pdf, rtol=1e-12)
     assert ft.nn.gelu(x.astype(np.float32)).dtype == np.float32
+
+
+def test_nll_loss_torch_edge_semantics():
+    """torch.nn.functional.nll_loss's documented edges: out-of-range labels are an IndexError
+    (ignore_index is not), a mean over only ignored examples is 0/0 = NaN, and cross_entropy is
+    nll_loss of log_softmax (also with the gradient)."""
+    rng = np.random.default_rng(0)
+    logits, labels = rng.standard_normal((4, 3)), np.array([0, 2, 1, 2])
+    with pytest.raises(IndexError, match="nll_loss: label 3 is out of range"):
+        ft.nn.nll_loss(logits, np.array([0, 3, 1, 1]))
+    assert np.isnan(ft.nn.nll_loss(logits, np.full(4, -100)))
+    assert float(ft.nn.nll_loss(logits, np.full(4, -100), reduction="sum")) == 0.0
+    np.testing.assert_allclose(ft.nn.nll_loss(ft.nn.log_softmax(logits), labels),
+                               ft.nn.cross_entropy(logits, labels))
+    np.testing.assert_allclose(
+        ft.grad(lambda z: ft.nn.nll_loss(ft.nn.log_softmax(z), labels))(logits),
+        ft.grad(lambda z: ft.nn.cross_entropy(z, labels))(logits))
+    with pytest.raises(ValueError, match="reduction"):
+        ft.nn.nll_loss(logits, labels, reduction="avg")

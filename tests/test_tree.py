@@ -114,3 +114,83 @@ def test_unravel_keeps_the_imaginary_part_of_a_complex_vector():
     # under grad, a real vector still gives real leaves (and real gradients)
     g = ft.grad(lambda v: fnp.sum(unravel(v)["re"].real ** 2))(vec.real.astype(np.float64))
     np.testing.assert_allclose(g, [3.0, -4.0, 0.0])
+
+
+# -- issue 33: map_with_path, reduce, register_pytree_node, save / load ----------------------
+
+def test_map_with_path_gives_the_keys_to_each_leaf_as_jax():
+    rng = np.random.default_rng(1)
+    p = _params(rng)
+    paths = ft.tree.leaves(ft.tree.map_with_path(lambda path, x: repr(path), p))
+    assert paths == [repr(("b",)), repr(("layers", 0)), repr(("layers", 1, 0)), repr(("w",))]
+    out = ft.tree.map_with_path(lambda path, x, y: x + y if path[0] == "w" else x, p, p)
+    np.testing.assert_array_equal(out["w"], 2 * p["w"])
+    np.testing.assert_array_equal(out["b"], p["b"])
+    jtu = pytest.importorskip("jax.tree_util")
+    jax_paths = jtu.tree_leaves(jtu.tree_map_with_path(
+        lambda path, x: repr(tuple(getattr(k, "key", getattr(k, "idx", None)) for k in path)),
+        p))
+    assert jax_paths == paths
+
+
+def test_reduce_folds_the_leaves_as_functools_reduce():
+    p = _params(np.random.default_rng(2))
+    assert ft.tree.reduce(lambda n, x: n + np.size(x), p, 0) == 6 + 2 + 4 + 1
+    total = ft.tree.reduce(lambda a, b: a + np.sum(b), p, 0.0)
+    np.testing.assert_allclose(total, sum(np.sum(x) for x in ft.tree.leaves(p)), rtol=1e-6)
+    assert ft.tree.reduce(max, [3, (7, 1)]) == 7                 # the first leaf starts the fold
+    with pytest.raises(TypeError):
+        ft.tree.reduce(max, {})
+
+
+class _Pair:
+    def __init__(self, a, b, name):
+        self.a, self.b, self.name = a, b, name
+
+
+ft.tree.register_pytree_node(_Pair, lambda p: ((p.a, p.b), p.name),
+                             lambda name, children: _Pair(*children, name))
+
+
+def test_register_pytree_node_function_form_under_transforms():
+    pair = _Pair(np.array([1.0, 2.0]), np.array(3.0), "p")
+    g = ft.grad(lambda p: fnp.sum(p.a ** 2) * p.b)(pair)
+    assert isinstance(g, _Pair) and g.name == "p"
+    np.testing.assert_allclose(g.a, 2 * pair.a * 3.0)
+    np.testing.assert_allclose(g.b, 5.0)
+    batched = ft.vmap(lambda p: p.a * p.b)(_Pair(np.ones((2, 2)), np.array([1.0, 2.0]), "q"))
+    np.testing.assert_array_equal(batched, [[1, 1], [2, 2]])
+    assert ft.tree.leaves(pair)[1] is pair.b
+    np.testing.assert_allclose(ft.jit(lambda p: p.a * p.b)(pair), pair.a * 3.0)
+
+
+def test_save_load_round_trip_with_readable_keys(tmp_path):
+    rng = np.random.default_rng(3)
+    params = {"layers": [{"w": rng.standard_normal((3, 2)), "b": np.zeros(2, np.float32)},
+                         {"w": rng.standard_normal((2, 1)), "b": np.zeros(1, np.float32)}],
+              "scale": 0.5}
+    path = tmp_path / "params.npz"
+    ft.tree.save(path, params)
+    with np.load(path) as raw:
+        assert sorted(raw.files) == ["layers/0/b", "layers/0/w", "layers/1/b", "layers/1/w",
+                                     "scale"]
+        np.testing.assert_array_equal(raw["layers/1/w"], params["layers"][1]["w"])
+    like = ft.tree.map(np.zeros_like, params)
+    back = ft.tree.load(path, like=like)
+    assert ft.tree.structure(back) == ft.tree.structure(params)
+    for a, b in zip(ft.tree.leaves(back), ft.tree.leaves(params)):
+        np.testing.assert_array_equal(a, b)
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+
+
+def test_load_refuses_a_structure_or_shape_mismatch(tmp_path):
+    path = tmp_path / "p.npz"
+    ft.tree.save(path, {"w": np.ones((2, 2)), "b": np.ones(2)})
+    with pytest.raises(ValueError, match=r"missing entries \['c'\], unexpected entries \['b'\]"):
+        ft.tree.load(path, like={"w": np.ones((2, 2)), "c": np.ones(2)})
+    with pytest.raises(ValueError, match=r"unexpected entries \['b'\]"):
+        ft.tree.load(path, like={"w": np.ones((2, 2))})
+    with pytest.raises(ValueError, match=r"entry 'w' has shape \(2, 2\).*shape \(3,\)"):
+        ft.tree.load(path, like={"w": np.ones(3), "b": np.ones(2)})
+    with pytest.raises(ValueError, match="entry name '0'"):
+        ft.tree.save(tmp_path / "q.npz", {0: np.ones(1), "0": np.ones(1)})

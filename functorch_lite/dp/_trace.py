@@ -24,6 +24,8 @@ only). At each node:
 The cotangent that reaches a leaf is its Dense piece. vmap returns every piece's arrays with
 the examples on axis 0; the pieces' shapes and kinds stay on the Python side.
 """
+import linecache
+import sys
 import warnings
 
 import optree
@@ -85,16 +87,70 @@ def _views(tape, views):
     return views
 
 
-def _report(node, k, strict):
-    what = (f"op {node.op.name!r} reads a parameter (operand {k}) in a way no factor rule "
-            "covers: its per-example gradient is materialized")
-    if strict:
-        raise FallbackError(what + " (strict=True)")
-    warnings.warn(what + "; the result is exact. Pass strict=True to make this an error.",
-                  FallbackWarning, stacklevel=5)
+class _Reporter:
+    """What a fallback report names: each parameter leaf by its pytree path, and the line of
+    user code that called each op (recorded on the capture pass's tape)."""
+
+    def __init__(self, strict, names, lines):
+        self.strict, self.names, self.lines = strict, names, lines
+
+    def report(self, node, k, tape, views):
+        leaves = sorted(_parameters_of(tape, views, node.in_slots[k]))
+        which = ", ".join(self.names[i] for i in leaves) or "a parameter"
+        where = self.lines.get(id(node))
+        code = linecache.getline(where[0], where[1]).strip() if where else ""
+        at = f" at {where[0]}:{where[1]}" + (f" ({code})" if code else "") if where else ""
+        what = (f"op {node.op.name!r}{at} reads {which} (operand {k}) in a way no factor rule "
+                f"covers: its per-example gradient is materialized")
+        if self.strict:
+            raise FallbackError(what + " (strict=True)")
+        what += "; the result is exact. Pass strict=True to make this an error."
+        if where is None:
+            warnings.warn(what, FallbackWarning, stacklevel=5)
+            return
+        filename, lineno, module_globals = where
+        warnings.warn_explicit(what, FallbackWarning, filename, lineno,
+                               module=module_globals.get("__name__"),
+                               registry=module_globals.setdefault("__warningregistry__", {}))
 
 
-def _backward(tape, nslots, seeds, views, pieces, vmap_level, strict):
+def _parameters_of(tape, views, slot):
+    """The parameter leaves `slot` was computed from: a forward walk of the tape (run only to
+    name them in a report)."""
+    deps = {s: {leaf} for s, (leaf, _, _) in views.items()}
+    for node in tape:
+        got = set()
+        for s in node.in_slots:
+            got |= deps.get(s, set())
+        if got:
+            outs = node.out_slot if type(node.out_slot) is tuple else (node.out_slot,)
+            for out in outs:
+                deps[out] = got
+    return deps.get(slot, set())
+
+
+class _RecordingInterpreter(ReverseInterpreter):
+    """The capture pass's tape, with the user's source line of every op: the first frame
+    outside the library (a few frames walked per op, on this pass only)."""
+
+    def __init__(self, transform):
+        super().__init__(transform)
+        self.lines = {}
+
+    def process(self, op, args, params):
+        out = super().process(op, args, params)
+        if self.tape and id(self.tape[-1]) not in self.lines:
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_globals.get("__name__", "").startswith(
+                    "functorch_lite."):
+                frame = frame.f_back
+            if frame is not None:
+                self.lines[id(self.tape[-1])] = (frame.f_code.co_filename, frame.f_lineno,
+                                                 frame.f_globals)
+        return out
+
+
+def _backward(tape, nslots, seeds, views, pieces, vmap_level, reporter):
     """The tape's backward pass, with factored pieces (appended to `pieces`, by leaf) in place
     of the parameters' cotangents; returns the cotangents by slot. `views` maps the slots of
     the parameter leaves to (leaf, False). See Note [the capture pass]."""
@@ -116,9 +172,10 @@ def _backward(tape, nslots, seeds, views, pieces, vmap_level, strict):
             ct_sizes = [_size(ct)]
         replay = getattr(node.op, "replay", None)
         if replay is not None:
-            in_cts = _replay_backward(node, replay, ct, views, pieces, vmap_level, strict)
+            in_cts = _replay_backward(node, replay, ct, views, pieces, vmap_level, reporter)
         else:
-            in_cts = _node_backward(node, ct, max(ct_sizes), views, pieces, vmap_level, strict)
+            in_cts = _node_backward(node, ct, max(ct_sizes), views, pieces, vmap_level,
+                                    reporter, tape)
         for slot, primal, g in zip(node.in_slots, node.primals, in_cts):
             if slot is None or g is None:
                 continue
@@ -137,7 +194,7 @@ def _leaf_piece(piece, view):
     return piece.swapped(shape) if transposed else Outer(piece.left, piece.right, shape)
 
 
-def _node_backward(node, ct, out_size, views, pieces, vmap_level, strict):
+def _node_backward(node, ct, out_size, views, pieces, vmap_level, reporter, tape):
     """One node's operand cotangents; factored operands get pieces and None."""
     needed = [s is not None for s in node.in_slots]
     factor = FACTOR_RULES.get(node.op)
@@ -152,7 +209,7 @@ def _node_backward(node, ct, out_size, views, pieces, vmap_level, strict):
                 needed[k] = False
                 continue
         if factor is not None or (node.op is not getitem and _size(primal) > out_size):
-            _report(node, k, strict)
+            reporter.report(node, k, tape, views)
     if not any(needed):
         return ()
     rule = node.op.rules["vjp"]
@@ -163,7 +220,7 @@ def _node_backward(node, ct, out_size, views, pieces, vmap_level, strict):
     return [g if need else None for g, need in zip(in_cts, needed)]
 
 
-def _replay_backward(node, replay, ct, views, pieces, vmap_level, strict):
+def _replay_backward(node, replay, ct, views, pieces, vmap_level, reporter):
     """A checkpointed segment: recomputed on a tape of its own, whose backward pass is this
     one (so parameters read inside the segment are factored too)."""
     with ReverseInterpreter("dp checkpoint") as interp:
@@ -175,7 +232,7 @@ def _replay_backward(node, replay, ct, views, pieces, vmap_level, strict):
     seeds = [(o.slot, c) for o, c in zip(outs, ct)
              if c is not None and type(o) is GradTensor and o._interpreter is interp]
     inner_views = {j: views[s] for j, s in enumerate(node.in_slots) if s in views}
-    cts = _backward(tape, nslots, seeds, inner_views, pieces, vmap_level, strict)
+    cts = _backward(tape, nslots, seeds, inner_views, pieces, vmap_level, reporter)
     return cts[:len(node.primals)]
 
 
@@ -217,12 +274,14 @@ def capture(loss, argnums, args, strict, transform):
     nums, is_tuple = normalize_argnums(argnums, len(args), transform)
     batch = examples(args, nums, argnums, transform)
     leaves, spec = flatten_diff_args(args, nums, transform)
+    paths = optree.tree_flatten_with_path(tuple(args[i] for i in nums))[0]
+    names = [f"argument {nums[p[0]]}" + "".join(f"[{k!r}]" for k in p[1:]) for p in paths]
     others = [a for i, a in enumerate(args) if i not in nums]
     meta = []
 
     def per_example(params, batch):
         vmap_level = stack()[-1]
-        with ReverseInterpreter(transform) as interp:
+        with _RecordingInterpreter(transform) as interp:
             wrapped = [interp.new_leaf(leaf) for leaf in params]
             it = iter(batch)
             full = [next(it) if i not in nums else None for i in range(len(args))]
@@ -235,7 +294,7 @@ def capture(loss, argnums, args, strict, transform):
         if type(out) is GradTensor and out._interpreter is interp:
             views = {k: (k, False, tuple(getattr(leaf, "shape", ()))) for k, leaf in enumerate(params)}
             cts = _backward(tape, nslots, [(out.slot, _seed(out.value))], views, pieces,
-                            vmap_level, strict)
+                            vmap_level, _Reporter(strict, names, interp.lines))
             for k, leaf in enumerate(params):
                 if cts[k] is not None:
                     pieces[k].append(Dense(fit_cotangent(cts[k], leaf)))

@@ -16,6 +16,10 @@ from ._attention import *  # noqa: F401,F403
 from ._dropout import *  # noqa: F401,F403
 from ._layer_batch_norm import *  # noqa: F401,F403
 from ._linear import *  # noqa: F401,F403
+from ._losses import *  # noqa: F401,F403
+from ._losses import __all__ as _losses_all
+from ._state import stack_module_state  # noqa: F401
+from . import init  # noqa: F401  (ft.nn.init: torch.nn.init's initializers, explicit keys)
 
-__all__ = [*_activations_all, *_conv_all, *_pooling_all, *_normalization_group_all,
-           *_attention.__all__, *_dropout.__all__, *_layer_batch_norm.__all__, *_linear.__all__]
+__all__ = [*_activations_all, *_losses_all, *_conv_all, *_pooling_all, *_normalization_group_all,
+           *_attention.__all__, *_dropout.__all__, *_layer_batch_norm.__all__, *_linear.__all__, "stack_module_state"]

@@ -11,11 +11,8 @@ import importlib.util
 import numpy as np
 
 from .. import numpy as fnp
-from ..numpy._indexing import on_device_of
 from ..numpy._logsumexp import logsumexp, max_shift as _max_shift  # noqa: F401 (public here)
-from ..numpy._util import dtype_of, normalize_axis, xp_of
-from ..ops.checks import check_range
-from ..ops.elementwise import stop_gradient
+from ..numpy._util import xp_of
 from ..ops.special import erf
 from .._normal_tails import log_sf
 
@@ -228,96 +225,5 @@ def one_hot(labels, num_classes, dtype=np.float64, axis=-1):
     return fnp.astype(hot, dtype)
 
 
-def _reduce(loss, reduction):
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', not {reduction!r}")
-    if reduction == "none" or fnp.ndim(loss) == 0:
-        return loss  # one example (as under vmap): its mean and sum are itself, no ops needed
-    return fnp.mean(loss) if reduction == "mean" else fnp.sum(loss)
-
-
-def cross_entropy(logits, labels, reduction="mean", axis=-1):
-    """Softmax cross-entropy of `logits` against class `labels`
-    (torch.nn.functional.cross_entropy, with the classes on `axis`, default last).
-
-    Integer labels pick the class of each example: the loss is logsumexp(logits) -
-    logits[label]. Floating labels are class probabilities of the logits' shape: the loss is
-    -sum(labels * log_softmax(logits)). A single example (1-d logits, 0-d label) works too, so
-    this can be used per example inside vmap. Computed in the max-shifted form.
-
-    Args:
-        logits: an array (..., C) (C classes on `axis`).
-        labels: integers in 0..C-1 of the logits' shape without `axis`, or floating
-            probabilities of the logits' shape.
-        reduction: 'mean' (default) or 'sum' over the examples, or 'none' (one loss per
-            example).
-        axis: the class axis of logits; negative counts from the end.
-
-    Returns:
-        A 0-d array for 'mean' and 'sum'; for 'none', the logits' shape without `axis`.
-
-    Raises:
-        IndexError: an integer label outside 0..C-1 (as PyTorch).
-        ValueError: reduction is not 'mean', 'sum' or 'none'.
-
-    Examples:
-        >>> import numpy as np, functorch_lite as ft
-        >>> logits = np.zeros((2, 4))
-        >>> bool(np.isclose(ft.nn.cross_entropy(logits, np.array([1, 3])), np.log(4)))
-        True
-        >>> ft.nn.cross_entropy(logits, np.array([1, 3]), reduction="none").shape
-        (2,)
-        >>> probs = np.full((2, 4), 0.25)
-        >>> bool(np.isclose(ft.nn.cross_entropy(logits, probs), np.log(4)))
-        True
-    """
-    if dtype_of(labels).kind not in "biu":
-        return _reduce(-fnp.sum(labels * log_softmax(logits, axis=axis), axis=axis), reduction)
-    # Integer labels: log(sum(exp(shifted))) - shifted[label], the label's entry picked with a
-    # boolean mask (no one-hot floats, no (..., n) log-probabilities): fewer ops in both
-    # directions than -sum(one_hot * log_softmax), and as accurate (both use the shifted form).
-    axis = normalize_axis(axis, fnp.ndim(logits))
-    n = fnp.shape(logits)[axis]
-    labels = check_range(labels, low=0, high=n - 1, error=IndexError,  # as PyTorch
-                         message=f"cross_entropy: label {{value}} is out of range: with {n} "
-                                 f"classes it must be in 0..{n - 1}")
-    labels = on_device_of(labels, logits, size=n)
-    shifted = logits - _max_shift(logits, axis)
-    classes = fnp.arange(n, like=logits)
-    if axis != fnp.ndim(logits) - 1:
-        classes = fnp.reshape(classes, (n,) + (1,) * (fnp.ndim(logits) - 1 - axis))
-    hot = fnp.equal(fnp.expand_dims(labels, axis), classes)
-    picked = fnp.sum(fnp.where(hot, shifted, 0), axis=axis)
-    return _reduce(fnp.log(fnp.sum(fnp.exp(shifted), axis=axis)) - picked, reduction)
-
-
-def mse_loss(pred, target, reduction="mean"):
-    """Squared error (pred - target)^2, averaged, summed or elementwise
-    (torch.nn.functional.mse_loss).
-
-    pred and target broadcast against each other.
-
-    Args:
-        pred: an array of predictions.
-        target: an array broadcasting with pred.
-        reduction: 'mean' (default), 'sum', or 'none' (the elementwise squared errors).
-
-    Returns:
-        A 0-d array for 'mean' and 'sum'; for 'none', the broadcast shape.
-
-    Raises:
-        ValueError: reduction is not 'mean', 'sum' or 'none'.
-
-    Examples:
-        >>> import numpy as np, functorch_lite as ft
-        >>> float(ft.nn.mse_loss(np.array([1.0, 2.0]), np.array([0.0, 0.0])))
-        2.5
-        >>> ft.nn.mse_loss(np.array([1.0, 2.0]), 0.0, reduction="none")
-        array([1., 4.])
-    """
-    diff = pred - target
-    return _reduce(diff * diff, reduction)
-
-
 __all__ = ["relu", "gelu", "sigmoid", "softplus", "silu", "softmax", "log_softmax", "logsumexp",
-           "one_hot", "cross_entropy", "mse_loss"]
+           "one_hot"]

@@ -98,17 +98,20 @@ def empty(shape, dtype=float, order="C", *, like=None):
     return _xp(like).empty(shape, dtype=dtype, order=order)
 
 
-def full(shape, fill_value, dtype=None, order="C", *, like=None):
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     """As numpy.full: a new array of `shape` filled with `fill_value`.
 
     A fill value under a transform (traced, batched, differentiated) is broadcast, as in
-    JAX: the result is differentiable in it.
+    JAX: the result is differentiable in it. NumPy's own np.full converts the fill value with
+    np.asarray before any dispatch, so under a transform write fnp.full(shape, v), or
+    np.full(shape, v, like=v), which NumPy hands to this function.
 
     Args:
         shape: int or tuple of ints.
         fill_value: a scalar or array broadcastable to `shape`.
         dtype: dtype of the result (default: that of `fill_value`).
         order: 'C' or 'F' memory layout.
+        device: None, or "cpu" for a NumPy result (as NumPy; anything else is a ValueError).
         like: an array whose array module (NumPy or CuPy) makes the result.
 
     Returns:
@@ -122,6 +125,7 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
         >>> ft.grad(lambda v: fnp.full((2, 3), v).sum())(1.5)
         array(6.)
     """
+    check_device("full", device, like if hasattr(like, "shape") else None)
     if isinstance(fill_value, Tensor):
         return _filled(fill_value, shape, dtype)
     return _xp(like).full(shape, fill_value, dtype=dtype, order=order)

@@ -96,6 +96,8 @@ SAMPLES = {
     "nn.logsumexp": lambda r: [S(_a(r, 0, 3)), S(_a(r, 2, 0, 3), axis=-1)],
     "nn.cross_entropy": lambda r: [S(_a(r, 0, 5), _idx(0), reduction="none"),
                                    S(_a(r, 0, 5), _idx(0), "sum")],
+    "nn.nll_loss": lambda r: [S(_a(r, 0, 5), _idx(0), reduction="none"),
+                              S(_a(r, 0, 5), _idx(0), _a(r, 5), reduction="sum")],
     "nn.mse_loss": lambda r: [S(_a(r, 0, 3), _a(r, 0, 3), reduction="sum"),
                               S(_a(r, 2, 0), _a(r, 2, 0), reduction="none")],
     "cross": lambda r: [S(_a(r, 0, 3), _a(r, 0, 3)), S(_a(r, 0, 3), _a(r, 3))],

@@ -280,6 +280,22 @@ def _np_cross_entropy(logits, labels, reduction="mean", axis=-1):
     return _np_reduce(loss, reduction)
 
 
+def _np_nll_loss(log_probs, labels, weight=None, ignore_index=-100, reduction="mean",
+                 axis=-1):
+    """torch's formula by a loop over the examples: -w[y] x[y], ignored examples weigh 0, the
+    mean divides by the total weight."""
+    x = np.moveaxis(log_probs, axis, -1)
+    w_class = np.ones(x.shape[-1], x.dtype) if weight is None else weight
+    loss, w = np.zeros(labels.shape, x.dtype), np.zeros(labels.shape, w_class.dtype)
+    for i in np.ndindex(labels.shape):
+        if labels[i] != ignore_index:
+            w[i] = w_class[labels[i]]
+            loss[i] = -w[i] * x[i][labels[i]]
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.sum() / w.sum()
+
+
 def _np_mse_loss(pred, target, reduction="mean"):
     return _np_reduce((pred - target) ** 2, reduction)
 
@@ -316,6 +332,25 @@ def _cross_entropy_samples(r):
             S(_a(r, 4, 5, dtype=F32), _labels(r, 5, 4))]
 
 
+def _nll_samples(r):
+    def log_probs(*shape, dtype=F64):
+        return _np_log_softmax(_a(r, *shape, dtype=dtype), -1)
+    some_ignored = _labels(r, 5, 6)
+    some_ignored[[1, 4]] = -100
+    weight = r.uniform(0.5, 2.0, 5)
+    return [S(log_probs(6, 5), _labels(r, 5, 6)),
+            S(log_probs(6, 5), _labels(r, 5, 6), reduction="sum"),
+            S(log_probs(6, 5), some_ignored, reduction="none"),
+            S(log_probs(6, 5), some_ignored, weight, name="f64_weighted_ignored"),
+            S(log_probs(6, 5), _labels(r, 5, 6), weight, reduction="sum"),
+            S(log_probs(6, 5), np.where(some_ignored < 0, 3, some_ignored), ignore_index=3,
+              name="f64_ignore_index_3"),
+            S(log_probs(5), _labels(r, 5), weight, name="f64_single_example"),
+            S(np.moveaxis(log_probs(2, 3, 5), -1, 1), _labels(r, 5, 2, 3), axis=1,
+              name="f64_class_axis_1"),
+            S(log_probs(4, 5, dtype=F32), _labels(r, 5, 4), weight.astype(F32))]
+
+
 def _mse_samples(r):
     return [S(_a(r, 3, 4), _a(r, 3, 4)), S(_a(r, 3, 4), _a(r, 4)),
             S(_a(r, 3, 4), _a(r, 3, 4), reduction="sum"),
@@ -340,6 +375,8 @@ NN = [
     _nn("one_hot", _np_one_hot, _one_hot_samples, differentiable=False),
     _nn("cross_entropy", _np_cross_entropy, _cross_entropy_samples,
         doc="integer labels (one per example, also a single 1-d example) or class probabilities"),
+    _nn("nll_loss", _np_nll_loss, _nll_samples,
+        doc="torch's weighted mean, ignore_index, a single example, the class axis anywhere"),
     _nn("mse_loss", _np_mse_loss, _mse_samples),
 ]
 

@@ -4,14 +4,20 @@ Layout (as torch.func and JAX): for an output leaf of shape `out` and an input l
 `in`, the Jacobian block has shape `out + in`. The result nests the output's pytree outside the
 argnums tuple (when argnums is a tuple) outside the input's pytree.
 """
+from typing import Callable, Optional, Sequence, Union
+
 import numpy as np
 import optree
 
 from .. import numpy as fnp
 from ..backend import module_of
 from ..tensor import Tensor
-from ._pytree import check_function, flatten_diff_args, normalize_argnums, replace_args
+from ._grad_options import check_holomorphic_inputs
+from ._pytree import check_function, dtype_of, flatten_diff_args, normalize_argnums, replace_args
 from .reverse import _vjp
+
+
+Argnums = Union[int, Sequence[int]]
 
 
 def _size(shape):
@@ -57,25 +63,30 @@ def _jacobian_from_rows(rows, out_leaves, out_spec, sizes, is_tuple):
     return optree.tree_unflatten(out_spec, per_out)
 
 
-def jacrev(f, argnums=0, has_aux=False, chunk_size=None):
+def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
+           chunk_size: Optional[int] = None, *, holomorphic: bool = False) -> Callable:
     """The Jacobian of f by reverse mode: one vjp per output element, batched with vmap.
 
     Blocks have shape out.shape + in.shape; pytrees are allowed on both sides (output structure
     outermost). `chunk_size` bounds how many vjps run in one batch (memory). With has_aux=True
-    the result is (jacobian, aux).
+    the result is (jacobian, aux). With holomorphic=True (as JAX) inputs and outputs are
+    complex and the blocks hold the complex derivatives df_i/dz_j.
 
     Args:
-        f: the function; its output is any pytree of real arrays.
+        f: the function; its output is any pytree of real arrays (complex with holomorphic).
         argnums: int or tuple of ints, the positional argument(s) to differentiate.
         has_aux: f returns (output, aux); aux is passed through, not differentiated.
         chunk_size: at most this many vjps per batch (None: all at once).
+        holomorphic: f is holomorphic in its complex inputs: the Jacobian is the complex
+            matrix of f'(z) (every differentiated input and every output must be complex).
 
     Returns:
         A function with f's arguments returning the Jacobian (a tuple of blocks per output
         leaf when argnums is a tuple), or (jacobian, aux) with has_aux=True.
 
     Raises:
-        TypeError: a differentiated input that is not floating point, or a complex output.
+        TypeError: a differentiated input that is not floating point, or a complex output
+            (without holomorphic); a real input or output with holomorphic=True.
         ValueError: argnums out of range or repeated, or chunk_size not a positive int.
 
     Examples:
@@ -83,11 +94,16 @@ def jacrev(f, argnums=0, has_aux=False, chunk_size=None):
         >>> ft.jacrev(lambda x: x[:2] * x[1:])(np.array([1.0, 2.0, 3.0]))
         array([[2., 1., 0.],
                [0., 3., 2.]])
+        >>> ft.jacrev(lambda z: z ** 2, holomorphic=True)(np.array([1j, 2.0 + 0j]))
+        array([[0.+2.j, 0.+0.j],
+               [0.+0.j, 4.+0.j]])
     """
     check_function(f, "jacrev")
     def jacrev_f(*args, **kwargs):
         nums, is_tuple = normalize_argnums(argnums, len(args), "jacrev")
-        flatten_diff_args(args, nums, "jacrev")  # errors name jacrev, not the vjp inside
+        leaves, _ = flatten_diff_args(args, nums, "jacrev")  # errors name jacrev, not the vjp
+        if holomorphic:
+            check_holomorphic_inputs(leaves, "jacrev")
 
         def f_selected(*selected):
             return f(*replace_args(args, nums, selected), **kwargs)
@@ -95,8 +111,11 @@ def jacrev(f, argnums=0, has_aux=False, chunk_size=None):
         out, vjp_fn = res[0], res[1]
         out_leaves, out_spec = optree.tree_flatten(out)
         out_leaves = [o if hasattr(o, "shape") else np.asarray(o) for o in out_leaves]
-        _refuse_complex(out_leaves, "jacrev", "output", "use vjp, or jacrev of the real and "
-                        "imaginary parts (as JAX without holomorphic=True)")
+        if holomorphic:
+            _require_complex_outputs(out_leaves, "jacrev")
+        else:
+            _refuse_complex(out_leaves, "jacrev", "output", "use vjp, jacrev of the real and "
+                            "imaginary parts, or holomorphic=True for a holomorphic f (as JAX)")
         basis, sizes, total = _standard_basis(out_leaves)
         rows = _pullback_rows(vjp_fn, out_spec, basis, total, chunk_size)  # total 0: empty
         jac = _jacobian_from_rows(rows, out_leaves, out_spec, sizes, is_tuple)
@@ -114,7 +133,17 @@ def _refuse_complex(leaves, transform, what, advice):
                             f"needs real {what}s: {advice}")
 
 
-def hessian(f, argnums=0, has_aux=False):
+def _require_complex_outputs(leaves, transform):
+    """holomorphic=True promises a complex function: a real output leaf is refused (as JAX)."""
+    for k, x in enumerate(leaves):
+        if dtype_of(x).kind != "c":
+            raise TypeError(f"{transform} with holomorphic=True needs complex outputs; output "
+                            f"leaf {k} has dtype {dtype_of(x)} (return a complex value, or drop "
+                            "holomorphic=True for a real function)")
+
+
+def hessian(f: Callable, argnums: Argnums = 0, has_aux: bool = False, *,
+            holomorphic: bool = False) -> Callable:
     """The Hessian of a scalar f: forward over reverse, jacfwd(jacrev(f)) (as torch.func and
     JAX): one batched jvp of the gradient, n Hessian-vector products in one pass. For a
     non-scalar f the result is the Jacobian of the Jacobian (out.shape + in.shape + in.shape).
@@ -123,6 +152,8 @@ def hessian(f, argnums=0, has_aux=False):
         f: the function, real-valued (usually scalar).
         argnums: int or tuple of ints, the positional argument(s) to differentiate.
         has_aux: f returns (output, aux); aux is passed through, not differentiated.
+        holomorphic: f is holomorphic in its complex inputs: the Hessian holds the complex
+            second derivatives d2f/dz_i dz_j (inputs and output must be complex).
 
     Returns:
         A function with f's arguments returning the Hessian, of shape in.shape + in.shape for
@@ -130,7 +161,8 @@ def hessian(f, argnums=0, has_aux=False):
         has_aux=True.
 
     Raises:
-        TypeError: a differentiated input that is not floating point or is complex.
+        TypeError: a differentiated input that is not floating point or is complex (without
+            holomorphic); a real input or output with holomorphic=True.
         ValueError: argnums out of range or repeated.
 
     Examples:
@@ -138,9 +170,12 @@ def hessian(f, argnums=0, has_aux=False):
         >>> ft.hessian(lambda x: x[0] ** 2 * x[1])(np.array([1.0, 2.0]))
         array([[4., 2.],
                [2., 0.]])
+        >>> ft.hessian(lambda z: z ** 3, holomorphic=True)(np.array(1j))   # 6z
+        array(0.+6.j)
     """
     check_function(f, "hessian")
-    h = _jacfwd(jacrev(f, argnums, has_aux=has_aux), argnums, has_aux, "hessian")
+    h = _jacfwd(jacrev(f, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                has_aux, "hessian", holomorphic=holomorphic)
     h.__name__ = h.__qualname__ = f"hessian({getattr(f, '__name__', 'f')})"
     return h
 
@@ -184,26 +219,31 @@ def _split_forward_jacobian(t, out_shape, in_leaves, sizes, in_spec):
     return optree.tree_unflatten(in_spec, blocks)
 
 
-def jacfwd(f, argnums=0, has_aux=False, chunk_size=None):
+def jacfwd(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
+           chunk_size: Optional[int] = None, *, holomorphic: bool = False) -> Callable:
     """The Jacobian of f by forward mode: vmap of jvp over the standard basis of the inputs.
 
     Same layout as jacrev: for every output leaf, a pytree like the differentiated argument (a
     tuple of them when argnums is a tuple) whose leaves have shape out.shape + in.shape. Costs
     one batched jvp with as many examples as the inputs have elements: prefer it to jacrev when
-    inputs are smaller than outputs.
+    inputs are smaller than outputs. With holomorphic=True (as JAX) inputs and outputs are
+    complex and the blocks hold the complex derivatives df_i/dz_j.
 
     Args:
         f: the function; its output is any pytree of arrays.
         argnums: int or tuple of ints, the positional argument(s) to differentiate.
         has_aux: f returns (output, aux); aux is passed through, not differentiated.
         chunk_size: at most this many jvps per batch (None: all at once), as torch.func.
+        holomorphic: f is holomorphic in its complex inputs: the Jacobian is the complex
+            matrix of f'(z) (every differentiated input and every output must be complex).
 
     Returns:
         A function with f's arguments returning the Jacobian, or (jacobian, aux) with
         has_aux=True.
 
     Raises:
-        TypeError: a differentiated input that is not floating point, or a complex input.
+        TypeError: a differentiated input that is not floating point, or a complex input
+            (without holomorphic); a real input or output with holomorphic=True.
         ValueError: argnums out of range or repeated, or chunk_size not a positive int.
 
     Examples:
@@ -211,12 +251,14 @@ def jacfwd(f, argnums=0, has_aux=False, chunk_size=None):
         >>> ft.jacfwd(lambda x: np.stack([x[0] * x[1], np.sin(x[0])]))(np.array([0.0, 2.0]))
         array([[2., 0.],
                [1., 0.]])
+        >>> ft.jacfwd(lambda z: z ** 2, holomorphic=True)(np.array(1.0 + 1j))   # 2z
+        array(2.+2.j)
     """
     check_function(f, "jacfwd")
-    return _jacfwd(f, argnums, has_aux, "jacfwd", chunk_size)
+    return _jacfwd(f, argnums, has_aux, "jacfwd", chunk_size, holomorphic)
 
 
-def _jacfwd(f, argnums, has_aux, transform, chunk_size=None):
+def _jacfwd(f, argnums, has_aux, transform, chunk_size=None, holomorphic=False):
     """jacfwd, its errors naming `transform` (hessian is jacfwd of jacrev)."""
     from .forward import jvp
     from .vmap import vmap
@@ -226,9 +268,12 @@ def _jacfwd(f, argnums, has_aux, transform, chunk_size=None):
     def jacfwd_f(*args, **kwargs):
         nums, is_tuple = normalize_argnums(argnums, len(args), transform)
         leaves, spec = flatten_diff_args(args, nums, transform)
-        _refuse_complex(leaves, transform, "input", "use jvp along the real and the imaginary "
-                        "directions, or jacrev for a real output (as JAX without "
-                        "holomorphic=True)")
+        if holomorphic:
+            check_holomorphic_inputs(leaves, transform)
+        else:
+            _refuse_complex(leaves, transform, "input", "use jvp along the real and the "
+                            "imaginary directions, jacrev for a real output, or "
+                            "holomorphic=True for a holomorphic f (as JAX)")
         selected = optree.tree_unflatten(spec, leaves)
 
         def pushforward(*basis_leaves):
@@ -243,6 +288,8 @@ def _jacfwd(f, argnums, has_aux, transform, chunk_size=None):
         outs = vmap(pushforward, in_dims=0, out_dims=(0, None) if has_aux else 0,
                     axis_size=sum(sizes), chunk_size=chunk_size)(*basis)
         out_leaves, out_def = optree.tree_flatten(outs[0])
+        if holomorphic:
+            _require_complex_outputs(out_leaves, transform)
         jac_leaves = []
         for t in out_leaves:
             out_shape = tuple(fnp.shape(t))[1:]
