@@ -11,7 +11,8 @@ zero (`weights` is None for all ones, else a vector of length d). Per family:
   multilinear  lap_out = sum_m B(.., lap_m, ..) + 2 sum_(m<n) sum_i w_i B(.., jac_m[i], ..,
                jac_n[i], ..): the cross terms of each pair of operands
   unary        y = f(x) elementwise: jac_out = f' jac, lap_out = f' lap + f'' sum_i w_i jac_i^2,
-               with f' and f''/2 from the op's jet rule at order 2 along a unit direction
+               with f', f'' from a table for the common activations, else from the op's jet
+               rule at order 2 along a unit direction
 
 Any other op gets the rule the forward-Laplacian interpreter derives from its jet rule
 (transforms/laplacian.py), so these rules are a fast path, not a requirement.
@@ -106,25 +107,64 @@ def def_multilinear_collapsed(op):
     op.def_rule("laplacian", multilinear_collapsed)
 
 
-def def_unary_collapsed(op):
-    """Elementwise unary op with a jet rule: f' and f''/2 from one order-2 jet at x."""
+def def_unary_collapsed(op, derivatives=None):
+    """Elementwise unary op: `derivatives(x, out)` gives (f', f'') from a table of calculus,
+    or else f' and f''/2 come from one order-2 jet at x along a unit direction."""
     jet = op.rule("jet")
+
+    def first_and_second(x, out, params):
+        if derivatives is not None:
+            return derivatives(x, out)
+        _, s = jet((x,), ((fnp.ones_like(x), None),), **params)
+        d1, half_d2 = s if s is not None else (None, None)
+        return d1, None if half_d2 is None else ew.multiply(half_d2, 2.0)
 
     def unary_collapsed(primals, jacs, laps, weights, **params):
         x, = primals
         j, = jacs
         l, = laps
-        out, s = jet((x,), ((fnp.ones_like(x), None),), **params)
-        d1, half_d2 = s if s is not None else (None, None)
+        out = op(x, **params)
+        d1, d2 = first_and_second(x, out, params)
         if d1 is None:
             return out, None, None
         jo = None if j is None else fit_directions(ew.multiply(j, d1), out)
         parts = [] if l is None else [ew.multiply(l, d1)]
-        if j is not None and half_d2 is not None:
-            parts.append(ew.multiply(direction_sum(ew.square(j), weights),
-                                     ew.multiply(half_d2, 2.0)))
+        if j is not None and d2 is not None:
+            parts.append(ew.multiply(direction_sum(ew.square(j), weights), d2))
         return out, jo, fit(add_tangents(*parts), out)
     op.def_rule("laplacian", unary_collapsed)
+
+
+def _tanh(x, y):
+    d1 = ew.subtract(1.0, ew.square(y))
+    return d1, ew.multiply(ew.multiply(y, -2.0), d1)
+
+
+def _log(x, y):
+    r = ew.reciprocal(x)
+    return r, ew.negative(ew.square(r))
+
+
+def _sqrt(x, y):
+    d1 = ew.divide(0.5, y)
+    return d1, ew.divide(d1, ew.multiply(x, -2.0))
+
+
+SECOND_DERIVATIVES = {
+    ew.tanh: _tanh,
+    ew.exp: lambda x, y: (y, y),
+    ew.sin: lambda x, y: (ew.cos(x), ew.negative(y)),
+    ew.cos: lambda x, y: (ew.negative(ew.sin(x)), ew.negative(y)),
+    ew.sinh: lambda x, y: (ew.cosh(x), y),
+    ew.cosh: lambda x, y: (ew.sinh(x), y),
+    ew.log: _log,
+    ew.log1p: lambda x, y: _log(ew.add(x, 1.0), y),
+    ew.sqrt: _sqrt,
+    ew.square: lambda x, y: (ew.multiply(x, 2.0), 2.0),
+    ew.reciprocal: lambda x, y: (ew.negative(ew.square(y)),
+                                 ew.multiply(ew.multiply(ew.square(y), y), 2.0)),
+}
+"""(f'(x), f''(x)) of the common activations, from x and y = f(x)."""
 
 
 for _op in (sh.reshape, sh.transpose, sh.broadcast_to, sh.diagonal, sh.roll, sh.copy,
@@ -137,4 +177,4 @@ for _op in (ew.multiply, la.matmul, la.einsum, cv.conv):
     def_multilinear_collapsed(_op)
 for _op in (ew.exp, ew.exp2, ew.expm1, ew.log, ew.log2, ew.log10, ew.log1p, ew.sin, ew.cos,
             ew.tan, ew.sinh, ew.cosh, ew.tanh, ew.sqrt, ew.square, ew.reciprocal):
-    def_unary_collapsed(_op)
+    def_unary_collapsed(_op, SECOND_DERIVATIVES.get(_op))
