@@ -40,6 +40,17 @@ class LaplacianTensor(TransformTensor):
     What a function under `laplacian` receives: `jac` has shape (d,) + value's shape (the d
     directional derivatives), `lap` the value's shape (sum_i w_i D^2 value[v_i, v_i]); None
     stands for zero.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> seen = []
+        >>> def f(x):
+        ...     y = x ** 2
+        ...     seen.append((y.jac.tolist(), y.lap.tolist()))
+        ...     return y.sum()
+        >>> _ = ft.laplacian(f)(np.array([1.0, 3.0]))
+        >>> seen    # jac[i] = d(x**2)/dx_i, lap = sum_i d^2(x**2)/dx_i^2
+        [([[2.0, 0.0], [0.0, 6.0]], [2.0, 2.0])]
     """
 
     __slots__ = ("value", "jac", "lap")
@@ -308,9 +319,9 @@ def forward_laplacian(f, argnums=0):
 
     Examples:
         >>> import numpy as np, functorch_lite as ft
-        >>> value, grad, lap = ft.forward_laplacian(lambda x: np.sum(np.sin(x)))(np.zeros(2))
+        >>> value, grad, lap = ft.forward_laplacian(lambda x: np.sum(x ** 3))(np.ones(2))
         >>> float(value), grad.tolist(), float(lap)
-        (0.0, [1.0, 1.0], -0.0)
+        (2.0, [3.0, 3.0], 12.0)
     """
     def forward_laplacian_fn(*args):
         values, jacs, laps, out_def, nums, leaves_of, flat = _run(

@@ -67,9 +67,9 @@ class JetTensor(TransformTensor):
         >>> import numpy as np, functorch_lite as ft
         >>> seen = []
         >>> _ = ft.jet(lambda x: seen.append((x.primal, x.series)) or x,
-        ...            (np.array(1.0),), ([np.array(2.0), np.array(6.0)],))
+        ...            (np.array([1.0]),), ([np.array([2.0]), np.array([6.0])],))
         >>> seen
-        [(array(1.), (array(2.), array(3.)))]
+        [(array([1.]), (array([2.]), array([3.])))]
     """
 
     __slots__ = ("value", "series")
