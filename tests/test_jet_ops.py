@@ -1,8 +1,7 @@
 """Every differentiable op of the sample database under ft.jet: the Taylor coefficients of
 t -> f(x(t)) for a random curve x(t) = x0 + x1 t + x2 t^2/2 + ..., against the derivatives of
-the same function of t by nested jvp (order 4, or 3 where nested jvp gets slow), or the op is
-refused with a JetRuleError naming it. Plus jet's own guarantees: float32 stays float32,
-vmap/grad/jit of jet agree with their loops/references."""
+the same function of t by nested jvp (order 4), or the op is refused with a JetRuleError naming
+it (test_jet.py has jet's API, JAX comparisons and compositions)."""
 import math
 
 import numpy as np
@@ -20,11 +19,6 @@ REFUSED = {
                               "refuses it too)",
 }
 """Entries whose ops have no Taylor rule (jet raises JetRuleError naming the op), by name."""
-
-LOW_ORDER = {}
-"""Entries checked to order 3 only: their nested-jvp reference (2^4 evaluations of rules that
-call the op again) is slow, not their jet."""
-
 
 def samples_of(info, rng, n=2):
     out = []
@@ -84,7 +78,7 @@ def check_jet_against_nested_jvp(f, floats, rng, order):
 @pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
 def test_jet(info):
     rng = np.random.default_rng(0)
-    order = 3 if info.name in LOW_ORDER else 4
+    order = 4
     for sample in samples_of(info, rng):
         f, floats = float_leaf_function(info.fn, sample)
         f = float_outputs(f)

@@ -162,6 +162,31 @@ def test_errors():
         ft.laplacian(lambda x: op(x).sum())(x)
 
 
+def test_control_flow():
+    """scan, fori_loop, while_loop and cond: eagerly, under vmap and under jit."""
+    def scan_f(x):
+        c, ys = ft.scan(lambda c, xi: (c * np.sin(xi) + xi, c ** 2), 1.0, x)
+        return c + ys.sum()
+
+    def loop_f(x):
+        return ft.fori_loop(0, 3, lambda i, c: np.tanh(c) * x, x).sum()
+
+    def while_f(x):
+        return ft.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, np.sin(c[1]) * x),
+                             (0, x))[1].sum()
+
+    def cond_f(x):
+        return ft.cond(x.sum() > 0, lambda x: np.exp(x).sum(), lambda x: np.cos(x).sum(), x)
+
+    xs = np.array([[0.3, 0.7, -0.2], [-0.6, 0.1, -0.4]])
+    for f in (scan_f, loop_f, while_f, cond_f):
+        ref = [np.trace(ft.hessian(f)(x)) for x in xs]
+        np.testing.assert_allclose(ft.vmap(ft.laplacian(f))(xs), ref, rtol=1e-12, atol=1e-12,
+                                   err_msg=f.__name__)
+        np.testing.assert_allclose(ft.jit(ft.vmap(ft.laplacian(f)))(xs), ref, rtol=1e-12,
+                                   atol=1e-12, err_msg=f.__name__)
+
+
 REAL_OPS = [info for info in OP_DB if info.differentiable and not info.creation]
 JET_REFUSED = {"scipy.sparse.linalg.cg"}
 
