@@ -181,7 +181,7 @@ def collapsed_from_jet(op, primals, jacs, laps, weights, params):
 # The user-facing operators
 # ---------------------------------------------------------------------------------------------
 
-def _directions(size, dtype, like, weights, estimator, key, samples, transform):
+def _directions(size, dtype, weights, estimator, key, samples, transform):
     """(V, w, scale): rows of V are the directions, w their weights (None: ones), and the
     collapsed term is multiplied by `scale` at the end."""
     if estimator not in ("exact", "hutchinson"):
@@ -232,7 +232,7 @@ def _run(f, argnums, args, weights, estimator, key, samples, transform):
     sizes = [int(np.prod(fnp.shape(x))) for x in flat]
     total = sum(sizes)
     dtype = np.result_type(*[_dtype(x) for x in flat])
-    v, w, scale = _directions(total, dtype, flat[0], weights, estimator, key, samples,
+    v, w, scale = _directions(total, dtype, weights, estimator, key, samples,
                               transform)
     n_dirs = fnp.shape(v)[0]
     with LaplacianInterpreter(w) as interp:

@@ -21,7 +21,6 @@ common families have direct rules. An op with neither rule is refused with JetRu
 """
 import math
 
-import numpy as np
 import optree
 
 from ..interpreter import Interpreter
