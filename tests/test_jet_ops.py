@@ -91,3 +91,28 @@ def test_jet(info):
             check_jet_against_nested_jvp(f, floats, rng, order)
         except AssertionError as e:
             raise AssertionError(f"{info.name} sample {sample.name}: {e}") from None
+
+
+CONSTANT_OPS = [info for info in OP_DB if not info.differentiable and not info.creation]
+
+
+@pytest.mark.parametrize("info", CONSTANT_OPS, ids=lambda i: i.name)
+def test_jet_of_constant_op(info):
+    """Comparisons, rounding, argmax ...: piecewise constant, so every term out is zero and
+    the primal is the op's value (as jvp's zero tangent)."""
+    rng = np.random.default_rng(1)
+    for sample in info.samples(rng)[:2]:
+        f, floats = float_leaf_function(info.fn, sample)
+        if not floats:
+            continue
+        series = tuple([np.ones_like(x)] * 2 for x in floats)
+        out, terms = ft.jet(f, tuple(floats), series)
+        expected = f(*floats)
+        for o, e in zip(optree.tree_leaves(out), optree.tree_leaves(expected)):
+            assert np.shape(o) == np.shape(e)
+            if info.check_values:  # empty_like's values are undefined
+                np.testing.assert_array_equal(o, e)
+        for ts in optree.tree_leaves(terms, is_leaf=lambda v: isinstance(v, list)):
+            for t in ts:
+                if t.dtype != ft.float0:
+                    assert not np.any(t), (info.name, sample.name)
