@@ -26,6 +26,8 @@ from .batching_rules.fallback import (
 from .transforms.reverse import grad, grad_and_value, value_and_grad, vjp, GradTensor
 from .transforms.forward import jvp, linearize, DualTensor, float0
 from .transforms.jacobians import jacrev, jacfwd, hessian
+from .transforms.taylor import jet, JetTensor, JetRuleError
+from .transforms.laplacian import laplacian, forward_laplacian, LaplacianTensor
 from .transforms.gauss_newton import make_ggnvp
 from .transforms.custom import custom_vjp, custom_jvp
 from .transforms.checkpoint import checkpoint, remat, checkpoint_policies
@@ -40,19 +42,20 @@ __all__ = [
     "make_ggnvp",
     # transforms
     "vmap", "grad", "grad_and_value", "value_and_grad", "vjp", "jvp", "linearize", "jacrev",
-    "jacfwd", "hessian", "custom_vjp", "custom_jvp", "stop_gradient", "jit", "make_graph",
+    "jacfwd", "hessian", "jet", "laplacian", "forward_laplacian", "custom_vjp", "custom_jvp", "stop_gradient", "jit", "make_graph",
     "set_jit_backend",
     "checkpoint", "remat", "checkpoint_policies",
     # structured control flow (also in the lax namespace, with switch and map)
     "scan", "fori_loop", "while_loop", "cond",
     # extension API
     "defop", "Op", "OPS", "register_batch_rule", "Tensor", "TransformTensor", "Interpreter",
-    "BatchedTensor", "GradTensor", "DualTensor", "float0", "reset_level_stack",
+    "BatchedTensor", "GradTensor", "DualTensor", "JetTensor", "LaplacianTensor", "float0", "reset_level_stack",
     # vmap's loop fallback
     "PerformanceWarning", "MissingBatchRuleError", "set_fallback_error", "fallback_as_error",
     "fallback_ops",
     # errors
     "EscapedWrapperError", "DeviceMismatchError", "TracerConversionError", "RuleError",
+    "JetRuleError",
     # namespaces
     "numpy", "nn", "tree", "random", "optim", "lax",
 ]
