@@ -50,5 +50,5 @@ __all__ = [
     # errors
     "EscapedWrapperError", "DeviceMismatchError", "TracerConversionError", "RuleError",
     # namespaces
-    "numpy", "nn", "tree", "random", "optim", "lax",
+    "numpy", "nn", "tree", "random", "optim", "dp", "lax",
 ]

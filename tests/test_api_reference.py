@@ -25,8 +25,8 @@ MODULES = ["functorch_lite", "functorch_lite.numpy", "functorch_lite.numpy.linal
            "functorch_lite.optim", "functorch_lite.tree", "functorch_lite.scipy.special",
            "functorch_lite.scipy.linalg", "functorch_lite.scipy.stats",
            "functorch_lite.scipy.sparse.linalg", "functorch_lite.testing",
-           "functorch_lite.dask", "functorch_lite.lax"]
-NAMESPACES = {"numpy", "nn", "tree", "random", "optim", "special", "linalg", "stats", "lax"}
+           "functorch_lite.dask", "functorch_lite.lax", "functorch_lite.dp"]
+NAMESPACES = {"numpy", "nn", "tree", "random", "optim", "dp", "special", "linalg", "stats", "lax"}
 REFERENCE = "\n".join(p.read_text() for p in sorted((ROOT / "docs" / "reference").glob("*.md")))
 FUNCTIONS = (ROOT / "docs" / "functions.md").read_text()
 TABLE_PREFIX = {"functorch_lite.numpy": "", "functorch_lite.numpy.linalg": "linalg.",
