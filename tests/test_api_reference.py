@@ -1,7 +1,7 @@
 """Every public name has a docstring and an entry in the API reference (docs/reference/*.md).
 
-An entry is a mkdocstrings block `::: module.name` (or `::: defining_module.name` for a name
-that a subpackage shadows, as ft.jit); the NumPy mirrors (functorch_lite.numpy, .linalg, .fft)
+An entry is a mkdocstrings block `::: module.name` (or `::: defining_module.name`); the NumPy
+mirrors (functorch_lite.numpy, .linalg, .fft)
 may instead be rows of the generated table of supported functions (docs/functions.md). The
 examples (`>>>`) in the docstrings run as doctests. The built site (when MkDocs is installed:
 the docs extra) shows each entry's signature and summary, and no line of source.
@@ -46,7 +46,7 @@ NAMES = list(public_names())
 
 def entry_paths(module, name, obj):
     """The paths a reference entry may name the object by: its public one, or where it is
-    defined (ft.jit is documented as functorch_lite.jit.api.jit: the jit subpackage shadows it)."""
+    defined."""
     paths = [f"{module}.{name}"]
     if getattr(obj, "__module__", None) and getattr(obj, "__qualname__", None) == name:
         paths.append(f"{obj.__module__}.{name}")
@@ -152,6 +152,32 @@ def test_built_site_has_no_warnings(site):
     """Link validation (mkdocs.yml `validation:`) warns on a link MkDocs cannot resolve, such as
     `funclist[i](x)` read as a link; --strict makes every warning fatal."""
     assert "WARNING" not in (site / "build.log").read_text()
+
+
+# what makes a browser fetch from another host: a stylesheet, script, image or frame (a web
+# font included) whose address names a host; a page's canonical address is no request
+_FETCHED = re.compile(r'<(?:link|script|img|iframe|source)\b[^>]*?\b(?:href|src)="(?:https?:)?//[^"]*"'
+                      r'[^>]*>|@import|url\(["\']?(?:https?:)?//')
+
+
+def test_built_site_requests_nothing_from_other_hosts(site):
+    """The site works offline: system fonts (mkdocs.yml theme.font: false), no CDN."""
+    fetched = []
+    for page in sorted(site.rglob("*")):
+        if page.suffix in (".html", ".css"):
+            fetched += [f"{page.relative_to(site)}: {m.group(0)[:120]}"
+                        for m in _FETCHED.finditer(page.read_text())
+                        if 'rel="canonical"' not in m.group(0)]
+    assert not fetched, "\n".join(fetched[:20])
+
+
+def test_dp_is_found_by_the_site_search(site):
+    import json
+    index = json.loads((site / "search" / "search_index.json").read_text())
+    pages = {doc["location"].split("#")[0] for doc in index["docs"]
+             if "clipped_grad_sum" in doc["title"] + doc["text"]
+             and "per_example_grad_norms" in doc["title"] + doc["text"]}
+    assert "reference/dp/" in pages, sorted(pages)
 
 
 def test_built_site_names_the_version(site):
