@@ -75,17 +75,6 @@ def _namespace_as_class(attr, namespace, agent):
 
 
 class RuntimeObjectsWithSourceDocstrings(griffe.Extension):
-    def on_package(self, *, pkg, **kwargs):
-        """A function that shadows the subpackage of its name (ft.jit, the function, over
-        functorch_lite/jit/) is documented under its public path, functorch_lite.jit."""
-        module = importlib.import_module(pkg.path)
-        for name, member in list(pkg.members.items()):
-            obj = getattr(module, name, None)
-            if member.is_module and inspect.isfunction(obj) and (
-                    obj.__module__.startswith(f"{pkg.path}.{name}.")):
-                where = obj.__module__[len(pkg.path) + 1:] + "." + obj.__qualname__
-                pkg.set_member(name, pkg[where])
-
     def on_attribute_instance(self, *, node, attr, agent, **kwargs):
         inherited = getattr(type(getattr(node, "obj", None)), "__doc__", None)
         if attr.docstring is not None and (isinstance(inherited, str) and (

@@ -52,3 +52,7 @@ __all__ = [
     # namespaces
     "numpy", "nn", "tree", "random", "optim", "dp", "lax",
 ]
+
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__

@@ -298,3 +298,7 @@ def clip_per_example(grads, max_norm):
 
 __all__ = ["Optimizer", "sgd", "adam", "adamw", "apply_updates", "global_norm",
            "clip_by_global_norm", "clip_per_example"]
+
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__

@@ -687,3 +687,7 @@ def _choice_logits(p, n, k, replace):
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "truncated_normal",
            "bernoulli", "randint", "gumbel", "categorical", "permutation", "choice"]
+
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__

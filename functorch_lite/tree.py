@@ -22,6 +22,11 @@ from .numpy._util import dtype_of, shape, xp_of
 __all__ = ["map", "leaves", "structure", "flatten", "unflatten", "stack", "unstack", "ravel",
            "register_pytree_node_class"]
 
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__
+
+
 _SCALARS = (int, float, complex, np.generic)
 
 
