@@ -25,7 +25,7 @@ def setup(extras):
 
 
 def main(argv):
-    what = argv[1] if len(argv) > 1 else "test"
+    what = argv[1] if len(argv) > 1 else None
     if what == "demo":
         setup(["examples"])
         return subprocess.call([PY, os.path.join("examples", "dp_sgd_cnn.py")], cwd=ROOT)
@@ -37,7 +37,7 @@ def main(argv):
         command = "serve" if "--serve" in argv[2:] else "build"
         env = dict(os.environ, NO_MKDOCS_2_WARNING="1")    # mkdocs-material's banner
         return subprocess.call([PY, "-m", "mkdocs", command, "--strict"], cwd=ROOT, env=env)
-    print(__doc__)
+    print(__doc__, file=sys.stderr)
     return 2
 
 

@@ -57,5 +57,9 @@ __all__ = [
     "EscapedWrapperError", "DeviceMismatchError", "TracerConversionError", "RuleError",
     "JetRuleError",
     # namespaces
-    "numpy", "nn", "tree", "random", "optim", "lax",
+    "numpy", "nn", "tree", "random", "optim", "dp", "lax",
 ]
+
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__

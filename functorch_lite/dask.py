@@ -31,6 +31,10 @@ __all__ = ["is_dask_array", "vmap_over_chunks", "grad_sum", "value_and_grad_sum"
            "chunk_memory_limit"]
 
 
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__
+
+
 def is_dask_array(x):
     """Whether `x` is a dask.array.Array.
 

@@ -44,6 +44,11 @@ class _NoInitializer:
 
 _MISSING = _NoInitializer()
 
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__
+
+
 _SCALARS = (int, float, complex, np.generic)
 
 

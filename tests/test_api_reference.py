@@ -1,9 +1,8 @@
 """Every public name has a docstring and an entry in the API reference (docs/reference/*.md).
 
-An entry is a mkdocstrings block `::: module.name` (or `::: defining_module.name` for a name
-that a subpackage shadows, as ft.jit); the NumPy mirrors (functorch_lite.numpy, .linalg, .fft)
-may instead be rows of the generated table of supported functions (docs/functions.md). The
-examples (`>>>`) in the docstrings run as doctests. The built site (when MkDocs is installed:
+An entry is a mkdocstrings block `::: module.name` (or `::: defining_module.name`); the NumPy
+mirrors (functorch_lite.numpy, .linalg, .fft) may instead be rows of the generated table of
+supported functions (docs/functions.md). The examples (`>>>`) in the docstrings run as doctests. The built site (when MkDocs is installed:
 the docs extra) shows each entry's signature and summary, and no line of source.
 """
 import doctest
@@ -26,8 +25,10 @@ MODULES = ["functorch_lite", "functorch_lite.numpy", "functorch_lite.numpy.linal
            "functorch_lite.optim", "functorch_lite.tree", "functorch_lite.scipy.special",
            "functorch_lite.scipy.linalg", "functorch_lite.scipy.stats",
            "functorch_lite.scipy.sparse.linalg", "functorch_lite.testing",
-           "functorch_lite.dask", "functorch_lite.lax"]
-NAMESPACES = {"numpy", "nn", "tree", "random", "optim", "special", "linalg", "stats", "lax"}
+           "functorch_lite.dask", "functorch_lite.lax", "functorch_lite.dp"]
+# functorch_lite.dask needs its extra (the test extra installs it): checked where Dask is
+INSTALLED = [m for m in MODULES if m != "functorch_lite.dask" or importlib.util.find_spec("dask")]
+NAMESPACES = {"numpy", "nn", "tree", "random", "optim", "dp", "special", "linalg", "stats", "lax"}
 REFERENCE = "\n".join(p.read_text() for p in sorted((ROOT / "docs" / "reference").glob("*.md")))
 FUNCTIONS = (ROOT / "docs" / "functions.md").read_text()
 TABLE_PREFIX = {"functorch_lite.numpy": "", "functorch_lite.numpy.linalg": "linalg.",
@@ -35,7 +36,7 @@ TABLE_PREFIX = {"functorch_lite.numpy": "", "functorch_lite.numpy.linalg": "lina
 
 
 def public_names():
-    for module in MODULES:
+    for module in INSTALLED:
         mod = importlib.import_module(module)
         for name in mod.__all__:
             if name not in NAMESPACES:
@@ -71,6 +72,8 @@ WITH_EXAMPLES = [v for v in NAMES if ">>>" in (inspect.getdoc(v[2]) or "")]
 @pytest.mark.parametrize("module,name,obj", WITH_EXAMPLES,
                          ids=[f"{m}.{n}" for m, n, _ in WITH_EXAMPLES])
 def test_docstring_examples_run(module, name, obj):
+    if module.startswith("functorch_lite.scipy."):    # most run SciPy's kernels
+        pytest.importorskip("scipy", reason="the scipy extra is not installed")
     finder = doctest.DocTestFinder(recurse=False)
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     for test in finder.find(obj, f"{module}.{name}", globs={}):
@@ -81,6 +84,26 @@ def test_docstring_examples_run(module, name, obj):
 def test_every_module_has_a_reference_page():
     for module in MODULES:
         assert f"::: {module}" in REFERENCE, module
+
+
+# -- what dir() and tab completion show ----------------------------------------------------------
+
+NAMESPACE_MODULES = set(MODULES) | {"functorch_lite.numpy.lib"}
+@pytest.mark.parametrize("module", INSTALLED)
+def test_dir_shows_only_the_public_api(module):
+    """dir() of a public module lists its __all__, its public namespaces (functorch_lite.numpy's
+    linalg) and, in functorch_lite.numpy, NumPy's own constants and types (fnp.float32 is
+    np.float32); never what the module imports for itself (np, optree, fnp) or a helper."""
+    import numpy
+    mod = importlib.import_module(module)
+    shown = {n for n in dir(mod) if not n.startswith("_")}
+    assert set(mod.__all__) <= shown, set(mod.__all__) - shown
+    others = shown - set(mod.__all__)
+    namespaces = {n for n in others if f"{module}.{n}" in NAMESPACE_MODULES
+                  and getattr(mod, n).__name__ == f"{module}.{n}"}
+    numpy_own = {n for n in others if module == "functorch_lite.numpy"
+                 and getattr(numpy, n, None) is getattr(mod, n)}
+    assert others - namespaces - numpy_own == set(), f"dir({module}) shows non-public names"
 
 
 # Every public function and class carries a runnable example; the named tuples that linalg
@@ -145,6 +168,16 @@ def test_built_reference_shows_every_signature_and_summary(site):
     assert not wrong, "\n".join(wrong)
 
 
+def test_every_public_name_has_its_public_anchor(site):
+    """reference/...#functorch_lite.jit lands on ft.jit, though its entry is rendered where
+    it is defined (the jit subpackage has the function's name)."""
+    ids = set()
+    for page in (site / "reference").rglob("*.html"):
+        ids |= set(re.findall(r'id="([\w.]+)"', page.read_text()))
+    missing = [f"{m}.{n}" for m, n, _ in NAMES if m not in TABLE_PREFIX and f"{m}.{n}" not in ids]
+    assert not missing, missing
+
+
 def test_built_reference_shows_no_source(site):
     assert _load_hooks().rendering_problems(site) == []
 
@@ -153,6 +186,32 @@ def test_built_site_has_no_warnings(site):
     """Link validation (mkdocs.yml `validation:`) warns on a link MkDocs cannot resolve, such as
     `funclist[i](x)` read as a link; --strict makes every warning fatal."""
     assert "WARNING" not in (site / "build.log").read_text()
+
+
+# what makes a browser fetch from another host: a stylesheet, script, image or frame (a web
+# font included) whose address names a host; a page's canonical address is no request
+_FETCHED = re.compile(r'<(?:link|script|img|iframe|source)\b[^>]*?\b(?:href|src)="(?:https?:)?//[^"]*"'
+                      r'[^>]*>|@import|url\(["\']?(?:https?:)?//')
+
+
+def test_built_site_requests_nothing_from_other_hosts(site):
+    """The site works offline: system fonts (mkdocs.yml theme.font: false), no CDN."""
+    fetched = []
+    for page in sorted(site.rglob("*")):
+        if page.suffix in (".html", ".css"):
+            fetched += [f"{page.relative_to(site)}: {m.group(0)[:120]}"
+                        for m in _FETCHED.finditer(page.read_text())
+                        if 'rel="canonical"' not in m.group(0)]
+    assert not fetched, "\n".join(fetched[:20])
+
+
+def test_dp_is_found_by_the_site_search(site):
+    import json
+    index = json.loads((site / "search" / "search_index.json").read_text())
+    pages = {doc["location"].split("#")[0] for doc in index["docs"]
+             if "clipped_grad_sum" in doc["title"] + doc["text"]
+             and "per_example_grad_norms" in doc["title"] + doc["text"]}
+    assert "reference/dp/" in pages, sorted(pages)
 
 
 def test_built_site_names_the_version(site):

@@ -5,13 +5,15 @@ import math
 
 import numpy as np
 import pytest
-import scipy.linalg
-import scipy.special
 from hypothesis import given, settings, strategies as st
 
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
 import functorch_lite.scipy as fsp
+
+scipy = pytest.importorskip("scipy", reason="the scipy extra is not installed")
+import scipy.linalg  # noqa: E402
+import scipy.special  # noqa: E402
 
 
 def test_unique_under_grad_carries_the_first_occurrences_derivative():

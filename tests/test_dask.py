@@ -8,16 +8,16 @@ import sys
 import threading
 import time
 
-import cloudpickle
 import numpy as np
 import pytest
 
-import functorch_lite as ft
-import functorch_lite.dask as fd
-
-da = pytest.importorskip("dask.array")
-distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array", reason="the dask extra is not installed")
+distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
 dask = pytest.importorskip("dask")
+cloudpickle = pytest.importorskip("cloudpickle")    # a dependency of dask and distributed
+
+import functorch_lite as ft  # noqa: E402  (after the skips: functorch_lite.dask needs Dask)
+import functorch_lite.dask as fd  # noqa: E402
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/
 

@@ -1,5 +1,6 @@
 """Every ```python block of docs/*.md, docs/tutorials/*.md and README.md runs, in order, one
-namespace per file (figures the tutorials save go to a temporary folder named by FIGURES)."""
+namespace per file, as the file's blocks would run pasted into one script (`__name__` is
+"__main__"; figures the tutorials save go to a temporary folder named by FIGURES)."""
 import pathlib
 import re
 
@@ -15,7 +16,7 @@ BLOCK = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
 def test_doc_examples_run(page, tmp_path, monkeypatch):
     monkeypatch.setenv("FIGURES", str(tmp_path))
     blocks = BLOCK.findall(page.read_text())
-    namespace = {"__name__": f"doc_{page.stem}"}
+    namespace = {"__name__": "__main__"}
     for i, code in enumerate(blocks):
         try:
             exec(compile(code, f"{page.name}[block {i}]", "exec"), namespace)

@@ -60,3 +60,11 @@ def test_mnist_tutorial_value(demo):
     eps, _ = demo.epsilon(256 / 60000, 1.1, 60 * 60000 // 256, 1e-5)
     assert 2.4 < eps < 3.2
     assert eps <= classic_rdp_epsilon(256 / 60000, 1.1, 60 * 60000 // 256, 1e-5)
+
+
+def test_readme_states_the_demos_epsilon(demo):
+    """The README's privacy claim is what the demo prints with its defaults (15 epochs of
+    Poisson-sampled batches of 64 of the 1437 training digits, sigma 1.0)."""
+    eps, _ = demo.epsilon(64 / 1437, 1.0, 15 * (1437 // 64), 1e-5)
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert f"({eps:.2f}, 1e-5)-differential privacy" in readme, eps

@@ -164,9 +164,9 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
     straight-line NumPy (or CuPy) code (jax.jit's semantics).
 
     A jitted call returns what the eager call returns, bit for bit, in fresh arrays, or raises
-    an error naming what to write instead (docs/jit.md, "The contract"). Arguments are read on
-    every call (Python scalars weakly typed, as NumPy treats them); arrays captured from
-    closures are copied when f is traced and read from that copy; static_argnums /
+    an error naming what to write instead ([The contract][the-contract] in docs/jit.md).
+    Arguments are read on every call (Python scalars weakly typed, as NumPy treats them); arrays
+    captured from closures are copied when f is traced and read from that copy; static_argnums /
     static_argnames (positional, by keyword or by default) key the cache by type and value,
     and Python control flow may depend on them. After `max_retraces` traces one
     PerformanceWarning says which part of the signature keeps changing; the cache keeps the

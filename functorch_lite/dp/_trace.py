@@ -46,11 +46,35 @@ from ._pieces import Dense, Outer
 
 class FallbackWarning(PerformanceWarning):
     """A parameter's per-example gradient was materialized: an op read it in a way no factor
-    rule covers. The result is still exact; pass strict=True to make this a FallbackError."""
+    rule covers. The result is still exact; pass strict=True to make this a FallbackError.
+
+    Examples:
+        >>> import warnings, numpy as np, functorch_lite as ft
+        >>> loss = lambda w, x: (x @ np.exp(w)).sum()     # the product reads exp(w), not w
+        >>> w, x = np.zeros((3, 2)), np.arange(12.0).reshape(4, 3)
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     norms = ft.dp.per_example_grad_norms(loss)(w, x)
+        >>> any(issubclass(c.category, ft.dp.FallbackWarning) for c in caught)
+        True
+        >>> per_example = ft.vmap(ft.grad(loss), in_dims=(None, 0))(w, x)
+        >>> bool(np.allclose(norms, np.sqrt((per_example ** 2).sum(axis=(1, 2)))))
+        True
+    """
 
 
 class FallbackError(NotImplementedError):
-    """strict=True and a parameter's per-example gradient would have been materialized."""
+    """strict=True and a parameter's per-example gradient would have been materialized.
+
+    Examples:
+        >>> import numpy as np, functorch_lite as ft
+        >>> loss = lambda w, x: (x @ np.exp(w)).sum()
+        >>> try:
+        ...     ft.dp.per_example_grad_norms(loss, strict=True)(np.zeros((3, 2)), np.ones((4, 3)))
+        ... except ft.dp.FallbackError:
+        ...     print("refused")
+        refused
+    """
 
 
 def _batched(x, vmap_level):

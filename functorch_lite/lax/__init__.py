@@ -28,3 +28,7 @@ def _lower_loop(ctx, eqn, ins):
 
 
 _compiler_xla.set_loop_lowering(_lower_loop)
+
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__

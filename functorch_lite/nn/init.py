@@ -389,3 +389,7 @@ def _layer(key, weight_shape, bias, dtype):
 
 __all__ = ["calculate_gain", "fans", "zeros", "ones", "uniform", "normal", "xavier_uniform",
            "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal", "linear", "conv"]
+
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__

@@ -53,10 +53,17 @@ from .. import tensor as _tensor
 from numpy import pi, e, inf, nan, newaxis, float16, float32, float64, complex64, complex128, \
     int8, int16, int32, int64, uint8, bool_, dtype, finfo, iinfo  # noqa: F401
 
+_NAMESPACES = ["linalg", "fft", "lib"]
+_FROM_NUMPY = ["pi", "e", "inf", "nan", "newaxis", "float16", "float32", "float64", "complex64",
+               "complex128", "int8", "int16", "int32", "int64", "uint8", "bool_", "dtype", "finfo",
+               "iinfo"]     # NumPy's own constants, scalar types and dtype tools
 __all__ = [n for n in dir() if not n.startswith("_") and n not in {
-    "linalg", "lib", "fft", "pi", "e", "inf", "nan", "newaxis", "float16", "float32", "float64",
-    "complex64", "complex128", "int8", "int16", "int32", "int64", "uint8", "bool_", "dtype", "finfo",
-    "iinfo", "getitem", "at", "add_along_axis"}]
+    *_NAMESPACES, *_FROM_NUMPY, "getitem", "at", "add_along_axis"}]
+
+
+def __dir__():      # dir() and tab completion: the functions, the namespaces, NumPy's constants
+    return __all__ + _NAMESPACES + _FROM_NUMPY
+
 
 _ufunc_methods.install()
 _protocols.install(_sys.modules[__name__])

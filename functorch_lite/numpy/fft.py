@@ -332,3 +332,7 @@ def ifftshift(x, axes=None):
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
            "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__

@@ -31,3 +31,7 @@ __all__ = ["Optimizer", "sgd", "adam", "adamw", "apply_updates", "global_norm",
            # schedules
            "constant_schedule", "linear_schedule", "exponential_decay", "cosine_decay_schedule",
            "warmup_cosine_decay_schedule", "piecewise_constant_schedule"]
+
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__

@@ -19,3 +19,7 @@ from ._keys import PRNGKey, bits, fold_in, key, split
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "truncated_normal",
            "bernoulli", "randint", "gumbel", "categorical", "permutation", "choice"]
+
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__

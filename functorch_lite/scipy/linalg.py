@@ -11,6 +11,11 @@ from ..ops import scipy_linalg as sla
 __all__ = ["solve_triangular", "cho_factor", "cho_solve", "lu_factor", "lu_solve", "expm",
            "block_diag"]
 
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__
+
+
 expm = sla.expm
 
 

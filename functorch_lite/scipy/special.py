@@ -22,6 +22,11 @@ __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma", "expit", 
            "gamma", "betaln", "log_ndtr", "i0", "i0e", "i1e", "entr", "gammainc", "gammaincc",
            "betainc"]
 
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__
+
+
 _SQRT_HALF = math.sqrt(0.5)
 
 

@@ -16,6 +16,11 @@ from ._distributions import beta, binom, expon, gamma, poisson, t, uniform  # no
 __all__ = ["norm", "multivariate_normal", "t", "gamma", "beta", "uniform", "expon", "poisson",
            "binom"]
 
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__
+
+
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
 

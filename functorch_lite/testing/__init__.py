@@ -15,3 +15,7 @@ __all__ = [
     "float_outputs", "real_outputs", "assert_close", "assert_matches_reference",
     "default_tolerance", "OP_DB", "OpInfo", "Sample", "op_info", "passthrough",
     "PassThroughInterpreter", "PassThroughTensor"]
+
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__

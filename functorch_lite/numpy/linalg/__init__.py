@@ -17,3 +17,7 @@ __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "ei
            "norm", "EighResult", "SlogdetResult", "SVDResult", "QRResult", "matrix_norm",
            "vector_norm", "trace", "diagonal", "outer", "vecdot", "matrix_power", "pinv",
            "lstsq", "LstsqResult"]
+
+
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__

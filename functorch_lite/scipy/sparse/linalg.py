@@ -12,6 +12,10 @@ from ...transforms.custom import custom_vjp
 __all__ = ["cg"]
 
 
+def __dir__():      # dir() and tab completion show the public API, not the module's imports
+    return __all__
+
+
 def _dot(u, v):
     return fnp.sum(u * v)
 
