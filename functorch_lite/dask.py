@@ -364,8 +364,7 @@ def value_and_grad_sum(f, argnums=0, *, in_dims=None, split_every=None):
 
 def _claims(leaves, dims):
     """Whether a batched argument is a Dask array: vmap then builds a Dask graph."""
-    return "dask.array" in sys.modules and any(
-        d is not None and is_dask_array(x) for x, d in zip(leaves, dims))
+    return any(d is not None and is_dask_array(x) for x, d in zip(leaves, dims))
 
 
-register_handover(_claims, vmap_over_chunks)
+register_handover("dask.array", _claims, vmap_over_chunks)

@@ -350,8 +350,8 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
         leaves, dims, rebuild = _flatten_inputs(args, in_dims)
         check_usable(leaves)
         size = _batch_size(args, in_dims, leaves, dims, axis_size)
-        for claims, run in _HANDOVERS:
-            if claims(leaves, dims):
+        for module, claims, run in _HANDOVERS:
+            if module in sys.modules and claims(leaves, dims):
                 return run(func, in_dims, out_dims, args, kwargs, leaves, dims)
         if chunk_size is not None and chunk_size < size:
             out = _run_chunked(func, args, kwargs, leaves, dims, rebuild, size, out_dims,
@@ -363,14 +363,15 @@ def vmap(func, in_dims=_MISSING, out_dims=_MISSING, *, axis_size=None, chunk_siz
     return batched_func
 
 
-# Array types vmap hands over whole, each a pair (claims(leaves, dims), run(func, in_dims,
-# out_dims, args, kwargs, leaves, dims)): functorch_lite.dask registers Dask arrays at import.
+# Array types vmap hands over whole, each (the module that defines them, claims(leaves, dims),
+# run(func, in_dims, out_dims, args, kwargs, leaves, dims)): functorch_lite.dask registers
+# Dask arrays at import. Until the module is imported no such array exists, and nothing is called.
 _HANDOVERS = []
 
 
-def register_handover(claims, run):
+def register_handover(module, claims, run):
     """Send a vmapped call whose argument leaves `claims` to `run` instead (a Dask graph)."""
-    _HANDOVERS.append((claims, run))
+    _HANDOVERS.append((module, claims, run))
 
 
 def _refuse_peer_options(randomness, axis_name):
