@@ -261,7 +261,7 @@ def _op_product(draw, shape, const):
 
 def _op_branch(draw, shape, const):
     """cond or switch on a scalar summary s of a, each branch undefined (NaN) in part of the
-    others' regions: derivatives must go only through the branch taken (lax/api.py's Note
+    others' regions: derivatives must go only through the branch taken (lax/branches.py's Note
     [branches and their derivatives]); under ft.jit only that branch runs. The thresholds are
     no sum of special points and every branch is smooth a little past its own region, so
     rounding that moves s across a threshold moves no result by more than rounding."""

@@ -1,5 +1,5 @@
 """Derivatives through cond, switch and while_loop go only through the branch each example
-takes (lax/api.py's Note [branches and their derivatives]), and a jitted cond runs only the branch
+takes (lax/branches.py's Note [branches and their derivatives]), and a jitted cond runs only the branch
 each call takes (lax/lowering.py's Note [compiled branches]).
 
 The reference is always eager code with a concrete predicate, one example at a time: there a

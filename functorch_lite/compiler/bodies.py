@@ -177,7 +177,7 @@ def fresh(outs, operands):
 def closed(fn, leaves):
     """`fn` (of flat leaves, returning flat leaves) traced into a closed program whose inputs
     are `leaves` followed by the values of the running transforms it reads (`.captured`), or
-    None when it cannot be traced on its own (lax/api.py's Note [branches and
+    None when it cannot be traced on its own (lax/branches.py's Note [branches and
     their derivatives]). Works with no ft.jit running too."""
     try:
         return Body(fn, [sample(x) for x in leaves], ["operand"] * len(leaves))

@@ -6,16 +6,17 @@ Called on plain arrays they are Python loops and `if` statements; under the tran
 work per example (vmap), differentiate (while_loop in reverse mode too) and, under `ft.jit`,
 stay one loop or branch of the compiled program.
 
-The package holds every part of control flow, one module each: `api` (the functions),
-`lowering` (a call as one ft.jit equation), `rules` (the transform rules of those equations),
-`guards` (derivatives only through the branch taken), `xla` (the equations as jax.lax
-loops) and `array_ops` (the array functions). The compiler and the transforms know none of
+The package holds every part of control flow, one module each: `branches` and `loops` (the
+functions), `checks` (of their arguments), `guards` (derivatives only through the branch
+taken), `lowering` (a call as one ft.jit equation), `rules` (the transform rules of those
+equations), `xla` (the equations as jax.lax loops) and `array_ops` (the array functions). The compiler and the transforms know none of
 them: `lowering`, `rules` and this module register into them at import.
 """
 from ..compiler import xla as _compiler_xla
 from ..ops.elementwise import stop_gradient
 from . import rules as _rules  # noqa: F401  (registers the loop ops' transform rules)
-from .api import cond, fori_loop, map, scan, select, switch, while_loop
+from .branches import cond, select, switch
+from .loops import fori_loop, map, scan, while_loop
 from .array_ops import associative_scan, dynamic_slice, dynamic_update_slice
 
 __all__ = ["scan", "fori_loop", "while_loop", "cond", "switch", "map", "select",

@@ -1,5 +1,5 @@
 """Guards on what a branch or a loop step reads: its derivative flows only where the branch
-was taken, its value unchanged (api.py's Note [branches and their derivatives])."""
+was taken, its value unchanged (branches.py's Note [branches and their derivatives])."""
 from ..compiler import bodies
 from ..ops.elementwise import select, stop_gradient
 from ..rule_checks import inexact
@@ -9,7 +9,7 @@ from ..transforms.reverse import GradTensor
 
 
 def guard(taken, x):
-    """x whose derivative flows only where `taken` holds, its value unchanged (api.py's Note
+    """x whose derivative flows only where `taken` holds, its value unchanged (branches.py's Note
     [branches and their derivatives]); x itself when nothing differentiates it (a loop body
     being traced may be differentiated when it is replayed: there x is always guarded)."""
     return select(taken, x, stop_gradient(x)) if needs_guard(x) else x

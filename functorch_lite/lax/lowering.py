@@ -30,7 +30,7 @@ body too, and a carry that is a Python number must come out of the body as one (
 eagerly when only Python operators touch it) unless every value has a default dtype, where a
 Python number and a NumPy scalar promote alike.
 
-The loop falls back to being recorded step by step (lax/api.py's Python loops) when the body cannot
+The loop falls back to being recorded step by step (lax/loops.py's Python loops) when the body cannot
 be traced on its own: Python control flow or a conversion on a value that changes between
 iterations (the loop index included: `table[i]` on a NumPy array), a carry whose shape or dtype
 the body changes, a Python number in the carry that the body makes a NumPy scalar meeting
@@ -237,7 +237,7 @@ def while_loop(cond_fun, body_fun, init_val, checked_cond, checked_body):
 # again (a StaleShape, like a value-dependent shape; the XLA backend raises the same guard).
 # Branches whose outputs differ in structure, shape or dtype, that return a Python number or a
 # constant, or that cannot be traced on their own, are recorded as every branch and a select
-# (lax/api.py).
+# (lax/branches.py).
 
 
 def switch(index, branches, operands):

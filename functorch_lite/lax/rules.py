@@ -49,7 +49,7 @@ from ..transforms.forward import jvp
 from ..transforms.reverse import (GradTensor, ReverseInterpreter, _Node, _vjp, backward,
                                   fit_cotangent, vjp)
 from ..transforms.vmap import batch_subcall
-from . import api, lowering
+from . import loops, lowering
 from .guards import guard, needs_guard
 from .lowering import NotReversible
 
@@ -103,7 +103,7 @@ def scan_rules(op, body, nc, nx):
 
 
 def _scan(step, init, xs, length, reverse, unroll):
-    carry, ys = api.scan(lambda c, x: step(list(c), list(x)), list(init), list(xs),
+    carry, ys = loops.scan(lambda c, x: step(list(c), list(x)), list(init), list(xs),
                          length=length, reverse=reverse, unroll=unroll)
     return list(carry), list(ys)
 
@@ -325,7 +325,7 @@ def _while_fwd(cond, body, nc, nk, primals):
         c0 = _merge(diff, chosen, (p for p, d in zip(point, diff) if not d))
         consts = c0[nc:]
 
-        def step(c, k):   # api.py's Note [branches and their derivatives]
+        def step(c, k):   # branches.py's Note [branches and their derivatives]
             live = k[0] < trips
             new = body.run(*[guard(live, x) for x in c + consts])
             return [select(live, n, o) for n, o in zip(new, c)], []
@@ -346,7 +346,7 @@ def _while_vjp(nc, nk, ct, primals, res):
 
 
 def _while(cond_fn, body_fn, init):
-    return list(api.while_loop(lambda c: cond_fn(list(c)), lambda c: body_fn(list(c)),
+    return list(loops.while_loop(lambda c: cond_fn(list(c)), lambda c: body_fn(list(c)),
                                list(init)))
 
 
@@ -377,7 +377,7 @@ def _while_batch(cond, body, nc, nk, args, bdims):
         (p,), (d,) = run(cond, c, kc, dkc)
         return _batch_at_front(p, d, size)
 
-    # api.py's Note [branches and their derivatives]: the carries and the values the body
+    # branches.py's Note [branches and their derivatives]: the carries and the values the body
     # reads are guarded per example, the latter batched for it (one copy per example)
     kb = [_batch_at_front(k, None, size) if d is None and needs_guard(k) else k
           for k, d in zip(kb, dkb)]
