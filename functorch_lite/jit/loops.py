@@ -256,7 +256,10 @@ def _scan_op(name, body, nc, nx):
             carry = out[:nc]
             for acc, y in zip(ys, out[nc:]):
                 acc.append(y)
-        stacked = [xp.stack(acc[::-1] if reverse else acc) for acc in ys]
+        # a y the body returns as a Python scalar (a weak value) is an array first: CuPy's
+        # stack takes arrays only (it calls expand_dims on each)
+        stacked = [xp.stack([y if hasattr(y, "shape") else xp.asarray(y)
+                             for y in (acc[::-1] if reverse else acc)]) for acc in ys]
         return _fresh(carry, ops) + tuple(stacked)
 
     op = Op(name, kernel, multiple_results=True)

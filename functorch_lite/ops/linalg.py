@@ -1,5 +1,6 @@
 """Linear-algebra primitives: products and the numpy.linalg factorizations and solvers.
 All follow NumPy's stacking convention (leading dims are a batch of matrices)."""
+import contextlib
 import functools
 import math
 
@@ -88,7 +89,35 @@ einsum = defop("einsum", _einsum_kernel,
                    "nested loop over every index, where an order turns most products into "
                    "GEMMs. Small contractions skip the path search (see _NAIVE_LOOP_LIMIT). "
                    "On a device, an outer product (no summed index) is one batched matmul.")
-solve = defop("solve", lambda xp, a, b: xp.linalg.solve(a, b),
+def raising(xp):
+    """A context where xp's inv, solve and cholesky raise LinAlgError for a singular or
+    non-positive-definite matrix, as NumPy's do: cupyx.errstate(linalg="raise") on a device
+    (CuPy returns NaN by default; checking cuSOLVER's status costs one device sync per call),
+    nothing on NumPy. The rule is stated in docs/gpu.md."""
+    if backend.is_host(xp):
+        return contextlib.nullcontext()
+    return backend.companion(xp, "cupyx").errstate(linalg="raise")
+
+
+def solve_kernel(xp, a, b):
+    """numpy.linalg.solve with a's and b's stacks broadcast first: CuPy's solve takes b of
+    shape (n,) or exactly (..., n, k) with a's stack dims, where NumPy broadcasts them."""
+    if b.ndim > 1 and a.shape[:-1] != b.shape[:-1] and a.shape[-1:] == b.shape[-2:-1]:
+        stack = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = xp.broadcast_to(a, stack + a.shape[-2:])
+        b = xp.broadcast_to(b, stack + b.shape[-2:])
+    with raising(xp):
+        return xp.linalg.solve(a, b)
+
+
+def _raising_kernel(name):
+    def kernel(xp, a):
+        with raising(xp):
+            return getattr(xp.linalg, name)(a)
+    return kernel
+
+
+solve = defop("solve", solve_kernel,
               doc="""As numpy.linalg.solve: x with a @ x == b for square matrices a.
 
     Args:
@@ -103,7 +132,7 @@ solve = defop("solve", lambda xp, a, b: xp.linalg.solve(a, b),
         >>> fnp.linalg.solve(np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([3.0, 3.0]))
         array([1., 1.])
     """)
-inv = defop("inv", lambda xp, a: xp.linalg.inv(a),
+inv = defop("inv", _raising_kernel("inv"),
             doc="""As numpy.linalg.inv: the inverse of square matrices.
 
     Args:
@@ -166,7 +195,7 @@ adjugate = defop("adjugate", _adjugate_kernel,
                      "adjugate(a)^T; there is no NumPy name for it.")
 slogdet = defop("slogdet", lambda xp, a: tuple(xp.linalg.slogdet(a)), multiple_results=True,
                 doc="(sign, logabsdet) of each square matrix (numpy.linalg.slogdet's kernel).")
-cholesky = defop("cholesky", lambda xp, a: xp.linalg.cholesky(a),
+cholesky = defop("cholesky", _raising_kernel("cholesky"),
                  doc="The lower Cholesky factor L (a = L L^H) of each Hermitian "
                      "positive-definite matrix.")
 eigh = defop("eigh", lambda xp, a, UPLO="L": tuple(xp.linalg.eigh(a, UPLO)),
