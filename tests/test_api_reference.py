@@ -33,9 +33,17 @@ TABLE_PREFIX = {"functorch_lite.numpy": "", "functorch_lite.numpy.linalg": "lina
                 "functorch_lite.numpy.fft": "fft."}
 
 
+EXTRAS = {"functorch_lite.dask"}   # modules of an optional extra: checked where it is installed
+
+
 def public_names():
     for module in MODULES:
-        mod = importlib.import_module(module)
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            if module in EXTRAS:
+                continue
+            raise
         for name in mod.__all__:
             if name not in NAMESPACES:
                 yield module, name, getattr(mod, name)

@@ -8,16 +8,17 @@ import sys
 import threading
 import time
 
-import cloudpickle
 import numpy as np
 import pytest
 
-import functorch_lite as ft
-import functorch_lite.dask as fd
-
-da = pytest.importorskip("dask.array")
+da = pytest.importorskip("dask.array")      # the dask extra: skipped, not an error, without it
 distributed = pytest.importorskip("distributed")
 dask = pytest.importorskip("dask")
+
+import cloudpickle  # noqa: E402  (Dask's dependency)
+
+import functorch_lite as ft  # noqa: E402
+import functorch_lite.dask as fd  # noqa: E402
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests/
 
