@@ -49,19 +49,33 @@ def _outer_terms(subscripts):
 def _outer_matmul(xp, a, b, ta, tb, output):
     """The outer product of _outer_terms as one batched matmul, (batch, i, 1) @ (batch, 1, j):
     on CuPy a GEMM beats einsum's elementwise kernel (issue 15 measured "bi,bj->bij" on an
-    H100). Shared letters stay separate dims, so matmul broadcasts them as einsum does."""
+    H100). Shared letters stay separate dims, so matmul broadcasts them as einsum does.
+
+    Where the output lists the batch letters, then one operand's, then the other's (a
+    per-example weight gradient "zk,zn->zkn"), the product is written straight into a new
+    array of the output's shape, which owns its memory: a view of the product (the reshape)
+    would make ft.jit copy this output, the largest of a per-example gradient, on every call
+    (its outputs are copied unless `.base is None`)."""
     batch = [c for c in output if c in ta and c in tb]
     rows = [c for c in output if c not in tb]
     cols = [c for c in output if c not in ta]
+    if "".join(batch + cols + rows) == output:      # b's letters first: swap the operands
+        a, b, ta, tb, rows, cols = b, a, tb, ta, cols, rows
     size = dict(zip(ta, a.shape))
     size.update(zip(tb, b.shape))
     n_rows = math.prod(size[c] for c in rows)
     n_cols = math.prod(size[c] for c in cols)
     a = xp.transpose(a, [ta.index(c) for c in batch + rows])
     b = xp.transpose(b, [tb.index(c) for c in batch + cols])
-    prod = xp.matmul(a.reshape(a.shape[:len(batch)] + (n_rows, 1)),
-                     b.reshape(b.shape[:len(batch)] + (1, n_cols)))
-    prod = prod.reshape(prod.shape[:len(batch)] + tuple(size[c] for c in rows + cols))
+    nb = len(batch)
+    stack = np.broadcast_shapes(a.shape[:nb], b.shape[:nb])    # a size-1 batch broadcasts
+    a, b = a.reshape(a.shape[:nb] + (n_rows, 1)), b.reshape(b.shape[:nb] + (1, n_cols))
+    core = tuple(size[c] for c in rows + cols)
+    if "".join(batch + rows + cols) == output:
+        out = xp.empty(stack + core, dtype=xp.result_type(a, b))
+        xp.matmul(a, b, out=out.reshape(stack + (n_rows, n_cols)))
+        return out
+    prod = xp.matmul(a, b).reshape(stack + core)
     return xp.transpose(prod, [(batch + rows + cols).index(c) for c in output])
 
 
