@@ -40,10 +40,11 @@ and CuPy 14's own refusals and conventions, each read from CuPy's source:
   NumPy's: here an ulp up where the input's last bit is set, so a result that must be bitwise
   equal to NumPy's cannot come from them.
 
-So a kernel that builds a constant with `numpy`, takes a host round trip, or calls a function
-CuPy does not have or calls it as CuPy refuses fails here as it would on a GPU. `register()` makes the library treat it as a
-device backend (the test suite does; the `backend` fixture's "sim" parameter runs the generic
-tests on it). It checks where data lives and which functions exist, not GPU speed or numerics.
+So a kernel that builds a constant with `numpy`, takes a host round trip, calls a function CuPy
+does not have, or calls one as CuPy refuses, fails here as it would on a GPU. `register()`
+makes the library treat it as a device backend (the test suite does; the `dxp` fixture's "sim"
+parameter runs the device tests on it). It checks where data lives, which functions exist and
+how they are called, not GPU speed; of GPU numerics only the rounding modelled above.
 
 Examples:
     >>> import numpy as np, functorch_lite as ft
@@ -55,7 +56,7 @@ Examples:
     >>> ft.numpy.add(x, np.ones(2))
     Traceback (most recent call last):
     ...
-    functorch_lite.backend.DeviceMismatchError: add got a numpy array (CPU) and a device_sim array (GPU) together; move them to one device first (device_sim.asarray(x) or x.get())
+    functorch_lite.backend.DeviceMismatchError: add got a numpy array (CPU) and a device_sim array (GPU) together; move them to one device first (device_sim.asarray(x) or x.get()). The numpy array: shape (2,), dtype float64
 """
 import contextlib
 import functools
@@ -504,7 +505,7 @@ def _scatter_add_unordered(a, slices, value):
     raw[...] = flat.reshape(raw.shape)
 
 
-_CONFIG = threading.local()   # cupyx.errstate's linalg setting: "ignore" (CuPy's default) or "raise"
+_CONFIG = threading.local()   # cupyx.errstate's linalg: "ignore" (CuPy's default) or "raise"
 
 
 @contextlib.contextmanager
