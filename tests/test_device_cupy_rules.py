@@ -49,7 +49,7 @@ def test_the_device_module_refuses_what_cupy_refuses(dxp, case):
         run()
 
 
-def test_numpy_accepts_each_of_those(dxp):
+def test_numpy_accepts_each_of_those():
     """The same calls on NumPy succeed: each refusal is a difference the library must bridge."""
     for case, (_, run) in _refusals(np).items():
         if case not in ("polygamma_python_int", "multiply_at"):
