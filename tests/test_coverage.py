@@ -5,8 +5,10 @@ import math
 
 import numpy as np
 import pytest
-import scipy.linalg
-import scipy.special
+
+pytest.importorskip("scipy", reason="SciPy (the scipy extra) gives these tests' references")
+import scipy.linalg  # noqa: E402
+import scipy.special  # noqa: E402
 from hypothesis import given, settings, strategies as st
 
 import functorch_lite as ft

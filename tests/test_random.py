@@ -4,7 +4,9 @@ p > 1e-3), vmap over keys against a loop, and derivatives through draws."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
-from scipy import stats
+
+pytest.importorskip("scipy", reason="SciPy (the scipy extra) gives these tests' references")
+from scipy import stats  # noqa: E402
 
 import functorch_lite as ft
 from functorch_lite import random as fr

@@ -4,7 +4,9 @@ scipy.stats.truncnorm on intervals where 1 - Phi rounds to 0, derivatives in the
 finite differences and the inverse-CDF formula, and the same draws on a device backend."""
 import numpy as np
 import pytest
-from scipy import special, stats
+
+pytest.importorskip("scipy", reason="SciPy (the scipy extra) gives these tests' references")
+from scipy import special, stats  # noqa: E402
 
 import functorch_lite as ft
 from functorch_lite import _normal_tails as tails
