@@ -7,6 +7,7 @@ suite registers a strict CPU stand-in for CuPy (functorch_lite.testing.device_si
 device paths of every kernel and rule run in CI, where there is no GPU.
 """
 import importlib
+import os
 import sys
 
 import numpy
@@ -18,7 +19,10 @@ class DeviceMismatchError(TypeError):
     """An op received NumPy (CPU) and CuPy (GPU) arrays together.
 
     Move every operand to one device first (cupy.asarray, or .get() back to NumPy). A
-    subclass of TypeError; the message names the op. NumPy and Python scalars are not arrays
+    subclass of TypeError; the message names the op and the NumPy operand's shape and dtype, and
+    where the user's code holds it (a constant a transformed function closes over, a local or
+    a global: the innermost frame outside the library naming that array). NumPy and Python
+    scalars are not arrays
     here: they mix with CuPy arrays freely, as in CuPy itself. The example uses device_sim,
     the CPU stand-in for CuPy (functorch_lite.testing.device_sim); with CuPy,
     `fnp.add(np.ones(2), cupy.ones(2))` raises the same.
@@ -33,7 +37,8 @@ class DeviceMismatchError(TypeError):
         ... except ft.DeviceMismatchError as e:
         ...     print(e)
         add got a numpy array (CPU) and a device_sim array (GPU) together; move them to one
-        device first (device_sim.asarray(x) or x.get())
+        device first (device_sim.asarray(x) or x.get()). The numpy array: shape (2,), dtype
+        float64
         >>> fnp.add(np.float32(1.0), x)
         device_sim.array([2., 3.])
     """
@@ -68,21 +73,48 @@ def array_module(args, op_name="op"):
     if not modules:
         return numpy
     found = None
-    host = False
+    host = None
     for a in args:
         mod = _device_module(a, modules)
         if mod is None:
-            host = host or isinstance(a, numpy.ndarray)
+            if host is None and isinstance(a, numpy.ndarray):
+                host = a
             continue
         if found is not None and found is not mod:
             raise DeviceMismatchError(f"{op_name} got arrays of {_short(found)} and "
                                       f"{_short(mod)} together")
         found = mod
-    if found is not None and host:
+    if found is not None and host is not None:
         raise DeviceMismatchError(
             f"{op_name} got a numpy array (CPU) and a {_short(found)} array (GPU) together; "
-            f"move them to one device first ({_short(found)}.asarray(x) or x.get())")
+            f"move them to one device first ({_short(found)}.asarray(x) or x.get()). The "
+            f"numpy array: shape {host.shape}, dtype {host.dtype}{_origin(host)}")
     return found or numpy
+
+
+_LIBRARY = os.path.dirname(os.path.abspath(__file__))
+
+
+def _origin(x):
+    """Where the user's code holds the array x, read off the Python stack when the error is
+    raised (it costs nothing otherwise): in the innermost frame outside the library that
+    names x itself, a variable the function captures from an enclosing scope (a closure
+    constant: the usual source, a NumPy array built beside device data), a local or a global."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if not os.path.abspath(code.co_filename).startswith(_LIBRARY):
+            where = f"`{code.co_name}` ({os.path.basename(code.co_filename)}:{frame.f_lineno})"
+            for name, value in frame.f_locals.items():
+                if value is x:
+                    return (f", is `{name}`, a constant that {where} closes over"
+                            if name in code.co_freevars else
+                            f", is `{name}`, a local variable of {where}")
+            for name, value in frame.f_globals.items():
+                if value is x:
+                    return f", is the global `{name}` read by {where}"
+        frame = frame.f_back
+    return ""
 
 
 def _short(module):

@@ -35,6 +35,7 @@ TABLE_PREFIX = {"functorch_lite.numpy": "", "functorch_lite.numpy.linalg": "lina
                 "functorch_lite.numpy.fft": "fft."}
 
 
+
 def public_names():
     for module in INSTALLED:
         mod = importlib.import_module(module)

@@ -87,3 +87,45 @@ def test_per_example_weight_gradients_on_device(sim_without_einsum):
     got = per_example(sim.asarray(w), sim.asarray(x))
     assert type(got) is sim.ndarray
     assert_close(got.get(), per_example(w, x))
+
+
+@pytest.mark.parametrize("subscripts, sa, sb", [c for c in OUTER if c[0] in (
+    "bi,bj->bij", "bi,bj->bji", "i,j->ij")], ids=lambda v: str(v))
+def test_outer_product_owns_its_memory(sim, subscripts, sa, sb):
+    """A batch-then-operand-letters outer product (a per-example weight gradient) comes back
+    as an array owning its memory, not a view of the product: ft.jit copies any output that is
+    a view (`.base is not None`), which for this one, the largest of a per-example gradient,
+    cost a copy of B * m * n floats on every call on CuPy."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    got = la.einsum(sim.asarray(a), sim.asarray(b), subscripts=subscripts)
+    assert got.base is None
+    np.testing.assert_allclose(got.get(), np.einsum(subscripts, a, b), rtol=1e-15)
+
+
+def test_jitted_per_example_gradients_copy_no_output(sim, monkeypatch):
+    """ft.jit of vmap(grad) of an MLP on the device returns its per-example weight gradients
+    without copying them (it copied each one per call while the outer product was a view)."""
+    copies = []
+
+    def counted_copy(self, *args, **kwargs):
+        copies.append(self.shape)
+        return sim.ndarray(self._a.copy())
+    monkeypatch.setattr(sim.ndarray, "copy", counted_copy, raising=False)
+
+    def loss(params, x, y):
+        (w1, b1), (w2, b2) = params
+        return ft.nn.cross_entropy(fnp.tanh(x @ w1 + b1) @ w2 + b2, y)
+    rng = np.random.default_rng(0)
+    params = [(rng.standard_normal((6, 5)), np.zeros(5)), (rng.standard_normal((5, 3)),
+                                                           np.zeros(3))]
+    x, y = rng.standard_normal((4, 6)), rng.integers(0, 3, 4)
+    per_example = ft.vmap(ft.grad(loss), in_dims=(None, 0, 0))
+    jitted = ft.jit(per_example)
+    on_device = ft.tree.map(sim.asarray, (params, x, y))
+    jitted(*on_device)
+    copies.clear()
+    got = jitted(*on_device)
+    assert copies == []
+    for g, w in zip(ft.tree.leaves(got), ft.tree.leaves(per_example(params, x, y))):
+        np.testing.assert_allclose(g.get(), w, rtol=1e-12)

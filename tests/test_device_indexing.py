@@ -1,7 +1,9 @@
 """Indexing, scatter and selection on a device backend, in the forms users write them: the
 results stay on the device and equal the NumPy run. NumPy index arrays (and masks, labels)
 meeting device data are accepted, as CuPy's indexing accepts them; `.at[...].multiply`, which
-has no multiply.at on CuPy, accumulates repeated indices exactly as numpy.multiply.at."""
+has no multiply.at on CuPy, accumulates repeated indices exactly as numpy.multiply.at, as do
+min and max; `.at[...].add` sums them in the order of the device's atomics (docs/gpu.md), equal
+to numpy.add.at up to rounding."""
 import numpy as np
 import pytest
 
@@ -61,11 +63,20 @@ def test_at_multiply_with_repeated_indices_equals_multiply_at(dxp, index):
     want = x.copy()
     np.multiply.at(want, index, values)
     _same(dxp, fnp.at(dxp.asarray(x))[index].multiply(dxp.asarray(values)), want)
-    for mode, ufunc in [("add", np.add), ("min", np.minimum), ("max", np.maximum)]:
+    for mode, ufunc in [("min", np.minimum), ("max", np.maximum)]:
         want = x.copy()
         ufunc.at(want, index, values)
         got = getattr(fnp.at(dxp.asarray(x))[index], mode)(dxp.asarray(values))
         _same(dxp, got, want)
+    want = x.copy()
+    np.add.at(want, index, values)
+    got = fnp.at(dxp.asarray(x))[index].add(dxp.asarray(values))
+    assert isinstance(got, dxp.ndarray)
+    # atomics sum in no set order: each repeat may round once more or less than add.at's fold
+    scale = np.abs(x).copy()
+    np.add.at(scale, index, np.abs(values))
+    np.testing.assert_array_less(np.abs(dxp.asnumpy(got) - want), 8 * np.finfo(float).eps * scale
+                                 + np.finfo(float).tiny)
 
 
 def test_at_multiply_gradient_with_repeated_indices(dxp):

@@ -107,6 +107,35 @@ def test_mixing_under_a_transform_is_refused_too_on_device_sim(sim):
         passthrough(lambda t: fnp.multiply(t, sim.ones(3)))(np.ones(3))
 
 
+W_GLOBAL = np.ones((3, 2))
+
+
+@pytest.mark.parametrize("transform", [ft.grad, ft.vmap, ft.jit], ids=["grad", "vmap", "jit"])
+def test_device_mismatch_names_the_numpy_constant_and_where_it_lives(sim, transform):
+    """The rule stays (a NumPy data array meeting device data is refused); the message gives
+    the NumPy operand's shape and dtype, and the closure constant (or global) holding it."""
+    def make():
+        bias = np.ones(3, np.float32)
+
+        def shifted(x):
+            return fnp.sum(x + bias)
+
+        def projected(x):
+            return fnp.sum(fnp.matmul(x, W_GLOBAL))
+        return shifted, projected
+    shifted, projected = make()
+    x = sim.asarray(np.ones((2, 3) if transform is ft.vmap else 3))
+    with pytest.raises(ft.DeviceMismatchError) as info:
+        transform(shifted)(x)
+    message = str(info.value)
+    assert "add got a numpy array" in message and "shape (3,), dtype float32" in message
+    assert "`bias`, a constant that `shifted`" in message and "closes over" in message
+    with pytest.raises(ft.DeviceMismatchError,
+                       match=r"shape \(3, 2\), dtype float64, is the global `W_GLOBAL` read by "
+                             r"`projected`"):
+        transform(projected)(x)
+
+
 def test_escaped_wrapper_error_names_the_transform():
     with PassThroughInterpreter() as interp:
         w = interp.wrap(np.ones(2))

@@ -22,7 +22,7 @@ on NumPy the equations still run one ufunc at a time (with the buffer plan's `ou
 """
 import numpy as np
 
-from ..ops.elementwise import where as _where
+from ..ops.elementwise import LOGICAL, where as _where   # CuPy's logical ufuncs: no complex
 from .ir import Const, Var, _typ
 
 
@@ -33,7 +33,8 @@ def elementwise_name(eqn):
         return None
     impl = eqn.op.numpy_impl
     if isinstance(impl, np.ufunc):   # matmul is a gufunc (a signature): not elementwise
-        ok = impl.signature is None and impl.nout == 1 and not eqn.params
+        ok = impl.signature is None and impl.nout == 1 and not eqn.params and not (
+            impl.__name__ in LOGICAL and any(a.dtype.kind == "c" for a in eqn.ins))
         return impl.__name__ if ok else None
     if eqn.op is _where and not eqn.params and eqn.ins[0].dtype == np.bool_:
         return "where"               # cupy's fusable where takes a bool condition only

@@ -14,7 +14,7 @@ the same passes and code generation as any program, and the loop equation's kern
 generated body in a Python loop: tracing and compiling cost one body, whatever the trip count.
 
 The same holds with transforms between the trace and the loop (`jit(grad(f))`, `jit(vmap(f))`):
-the body is traced on a sample of one example's values (`_sample`), every value of a lower
+the body is traced on a sample of one example's values (compiler/bodies.py's `sample`), every value of a lower
 level it reads (a GradTensor weight, a BatchedTensor input) is lifted into an operand, and the
 loop op is dispatched like any op: each transform's rule (lax/rules.py) builds the
 loop of its transformed body one level down, until the trace records one loop equation (Note
@@ -107,7 +107,10 @@ def _scan_op(name, body, nc, nx):
             carry = out[:nc]
             for acc, y in zip(ys, out[nc:]):
                 acc.append(y)
-        stacked = [xp.stack(acc[::-1] if reverse else acc) for acc in ys]
+        # a y the body returns as a Python scalar (a weak value) is an array first: CuPy's
+        # stack takes arrays only (it calls expand_dims on each)
+        stacked = [xp.stack([y if hasattr(y, "shape") else xp.asarray(y)
+                             for y in (acc[::-1] if reverse else acc)]) for acc in ys]
         return fresh(carry, ops) + tuple(stacked)
 
     op = Op(name, kernel, multiple_results=True)

@@ -33,6 +33,21 @@ def _data_module(obj):
     return np
 
 
+def _joinable(xp, obj):
+    """obj for xp.array: a nested list or tuple holding device arrays gets every leaf on the
+    device (a scalar as NumPy's array() types it, a Python float as float64), since CuPy joins
+    a list only when all its leaves are device arrays and sends anything else through NumPy,
+    which refuses device data. Everything else as it is."""
+    if not isinstance(obj, (list, tuple)) or xp is np or _data_module(obj) is not xp:
+        return obj
+
+    def on_device(o):
+        if isinstance(o, (list, tuple)):
+            return [on_device(v) for v in o]
+        return o if hasattr(o, "shape") and module_of(o) is xp else xp.asarray(np.asarray(o))
+    return on_device(obj)
+
+
 def zeros(shape, dtype=float, order="C", *, like=None):
     """As numpy.zeros: a new array of zeros.
 
@@ -389,7 +404,7 @@ def asarray(a, dtype=None, order=None, *, like=None, copy=None):
     if isinstance(a, (list, tuple)) and holds_wrapper(a):
         return array(a, dtype)
     xp = _data_module(a) if like is None else like_module(like)
-    return xp.asarray(a, dtype=dtype)
+    return xp.asarray(_joinable(xp, a), dtype=dtype)
 
 
 def copy(a, order="K", subok=False):
@@ -456,4 +471,4 @@ def array(object, dtype=None, *, copy=True, like=None, ndmin=0):
                       asarray(o, dtype, like=ref if isinstance(o, scalars) else None)
                       for o in object])
     xp = _data_module(object) if like is None else like_module(like)
-    return xp.array(object, dtype=dtype, copy=copy, ndmin=ndmin)
+    return xp.array(_joinable(xp, object), dtype=dtype, copy=copy, ndmin=ndmin)

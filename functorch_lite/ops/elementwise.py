@@ -137,6 +137,23 @@ def _ufunc_doc(name, nin, summary, convention):
             f"    >>> bool(np.array_equal(fnp.{name}({args}), np.{name}({args})))", "    True"])
 
 
+LOGICAL = frozenset({"logical_and", "logical_or", "logical_xor", "logical_not"})
+
+
+def _truth(xp, x):
+    """x as its truth values where it is complex: CuPy's logical ufuncs have no complex loop,
+    so the logical ops compare with 0 first (what NumPy's complex loop does)."""
+    if isinstance(x, complex) or getattr(getattr(x, "dtype", None), "kind", "") == "c":
+        return xp.not_equal(x, 0)
+    return x
+
+
+def _ufunc_kernel(name):
+    if name in LOGICAL:
+        return lambda xp, *args: getattr(xp, name)(*(_truth(xp, a) for a in args))
+    return lambda xp, *args: getattr(xp, name)(*args)
+
+
 def _ufunc_ops(table, nin, differentiable=True, convention=None):
     """The ops of a table: each runs the array module's ufunc of its name."""
     entries = {}
@@ -148,7 +165,7 @@ def _ufunc_ops(table, nin, differentiable=True, convention=None):
             entries[name] = [summary, convention]
     ops = {}
     for name, (summary, note) in entries.items():
-        op = defop(name, lambda xp, *args, _name=name: getattr(xp, _name)(*args),
+        op = defop(name, _ufunc_kernel(name),
                    differentiable=differentiable, numpy_impl=getattr(np, name),
                    doc=_ufunc_doc(name, nin, summary, note))
         op.__signature__ = inspect.Signature([inspect.Parameter(

@@ -1,5 +1,6 @@
 """Linear-algebra primitives: products and the numpy.linalg factorizations and solvers.
 All follow NumPy's stacking convention (leading dims are a batch of matrices)."""
+import contextlib
 import functools
 import math
 
@@ -48,19 +49,33 @@ def _outer_terms(subscripts):
 def _outer_matmul(xp, a, b, ta, tb, output):
     """The outer product of _outer_terms as one batched matmul, (batch, i, 1) @ (batch, 1, j):
     on CuPy a GEMM beats einsum's elementwise kernel (issue 15 measured "bi,bj->bij" on an
-    H100). Shared letters stay separate dims, so matmul broadcasts them as einsum does."""
+    H100). Shared letters stay separate dims, so matmul broadcasts them as einsum does.
+
+    Where the output lists the batch letters, then one operand's, then the other's (a
+    per-example weight gradient "zk,zn->zkn"), the product is written straight into a new
+    array of the output's shape, which owns its memory: a view of the product (the reshape)
+    would make ft.jit copy this output, the largest of a per-example gradient, on every call
+    (its outputs are copied unless `.base is None`)."""
     batch = [c for c in output if c in ta and c in tb]
     rows = [c for c in output if c not in tb]
     cols = [c for c in output if c not in ta]
+    if "".join(batch + cols + rows) == output:      # b's letters first: swap the operands
+        a, b, ta, tb, rows, cols = b, a, tb, ta, cols, rows
     size = dict(zip(ta, a.shape))
     size.update(zip(tb, b.shape))
     n_rows = math.prod(size[c] for c in rows)
     n_cols = math.prod(size[c] for c in cols)
     a = xp.transpose(a, [ta.index(c) for c in batch + rows])
     b = xp.transpose(b, [tb.index(c) for c in batch + cols])
-    prod = xp.matmul(a.reshape(a.shape[:len(batch)] + (n_rows, 1)),
-                     b.reshape(b.shape[:len(batch)] + (1, n_cols)))
-    prod = prod.reshape(prod.shape[:len(batch)] + tuple(size[c] for c in rows + cols))
+    nb = len(batch)
+    stack = np.broadcast_shapes(a.shape[:nb], b.shape[:nb])    # a size-1 batch broadcasts
+    a, b = a.reshape(a.shape[:nb] + (n_rows, 1)), b.reshape(b.shape[:nb] + (1, n_cols))
+    core = tuple(size[c] for c in rows + cols)
+    if "".join(batch + rows + cols) == output:
+        out = xp.empty(stack + core, dtype=xp.result_type(a, b))
+        xp.matmul(a, b, out=out.reshape(stack + (n_rows, n_cols)))
+        return out
+    prod = xp.matmul(a, b).reshape(stack + core)
     return xp.transpose(prod, [(batch + rows + cols).index(c) for c in output])
 
 
@@ -88,7 +103,35 @@ einsum = defop("einsum", _einsum_kernel,
                    "nested loop over every index, where an order turns most products into "
                    "GEMMs. Small contractions skip the path search (see _NAIVE_LOOP_LIMIT). "
                    "On a device, an outer product (no summed index) is one batched matmul.")
-solve = defop("solve", lambda xp, a, b: xp.linalg.solve(a, b),
+def raising(xp):
+    """A context where xp's inv, solve and cholesky raise LinAlgError for a singular or
+    non-positive-definite matrix, as NumPy's do: cupyx.errstate(linalg="raise") on a device
+    (CuPy returns NaN by default; checking cuSOLVER's status costs one device sync per call),
+    nothing on NumPy. The rule is stated in docs/gpu.md."""
+    if backend.is_host(xp):
+        return contextlib.nullcontext()
+    return backend.companion(xp, "cupyx").errstate(linalg="raise")
+
+
+def solve_kernel(xp, a, b):
+    """numpy.linalg.solve with a's and b's stacks broadcast first: CuPy's solve takes b of
+    shape (n,) or exactly (..., n, k) with a's stack dims, where NumPy broadcasts them."""
+    if b.ndim > 1 and a.shape[:-1] != b.shape[:-1] and a.shape[-1:] == b.shape[-2:-1]:
+        stack = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = xp.broadcast_to(a, stack + a.shape[-2:])
+        b = xp.broadcast_to(b, stack + b.shape[-2:])
+    with raising(xp):
+        return xp.linalg.solve(a, b)
+
+
+def _raising_kernel(name):
+    def kernel(xp, a):
+        with raising(xp):
+            return getattr(xp.linalg, name)(a)
+    return kernel
+
+
+solve = defop("solve", solve_kernel,
               doc="""As numpy.linalg.solve: x with a @ x == b for square matrices a.
 
     Args:
@@ -103,7 +146,7 @@ solve = defop("solve", lambda xp, a, b: xp.linalg.solve(a, b),
         >>> fnp.linalg.solve(np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([3.0, 3.0]))
         array([1., 1.])
     """)
-inv = defop("inv", lambda xp, a: xp.linalg.inv(a),
+inv = defop("inv", _raising_kernel("inv"),
             doc="""As numpy.linalg.inv: the inverse of square matrices.
 
     Args:
@@ -166,7 +209,7 @@ adjugate = defop("adjugate", _adjugate_kernel,
                      "adjugate(a)^T; there is no NumPy name for it.")
 slogdet = defop("slogdet", lambda xp, a: tuple(xp.linalg.slogdet(a)), multiple_results=True,
                 doc="(sign, logabsdet) of each square matrix (numpy.linalg.slogdet's kernel).")
-cholesky = defop("cholesky", lambda xp, a: xp.linalg.cholesky(a),
+cholesky = defop("cholesky", _raising_kernel("cholesky"),
                  doc="The lower Cholesky factor L (a = L L^H) of each Hermitian "
                      "positive-definite matrix.")
 eigh = defop("eigh", lambda xp, a, UPLO="L": tuple(xp.linalg.eigh(a, UPLO)),

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import backend
 from ..dispatch import defop
+from .linalg import solve_kernel
 
 _UNFACTORED = np.int8   # the dtype of the marker "piv": the kernels agree on it, never a value
 
@@ -43,7 +44,7 @@ def _solve_factors_kernel(xp, a):
 
 def _solve_factored_kernel(xp, a, lu, piv, b, *, trans=0):
     if piv.dtype == _UNFACTORED or xp.result_type(a, b) != lu.dtype:
-        return xp.linalg.solve(a if trans == 0 else xp.swapaxes(a, -1, -2), b)
+        return solve_kernel(xp, a if trans == 0 else xp.swapaxes(a, -1, -2), b)
     lapack = importlib.import_module("scipy.linalg.lapack")
     getrs, = lapack.get_lapack_funcs(("getrs",), (lu,))
     n = lu.shape[-1]

@@ -155,7 +155,13 @@ Examples:
     >>> bool(np.allclose(special.ndtr(special.ndtri(p)), p))
     True
 """)
-polygamma = defop("polygamma", lambda xp, x, n: special_module(xp).polygamma(n, x),
+def _polygamma_kernel(xp, x, n):
+    """cupyx's polygamma takes n as an array: it calls cupy.where(n == 0, ...), which refuses
+    the Python bool a Python int n gives."""
+    return special_module(xp).polygamma(n if backend.is_host(xp) else xp.asarray(n), x)
+
+
+polygamma = defop("polygamma", _polygamma_kernel,
                   doc="""The n-th derivative of digamma, the primitive behind
 functorch_lite.scipy.special.polygamma(n, x).
 

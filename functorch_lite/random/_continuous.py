@@ -70,6 +70,11 @@ def uniform(key, shape=(), dtype=np.float64, minval=0.0, maxval=1.0):
 def normal(key, shape=(), dtype=np.float64):
     """Standard normal floats of `shape` (Box-Muller transform of two uniforms).
 
+    The transform calls log1p and cos, which a GPU's libm rounds its own way (an ulp from
+    NumPy's here and there). So it runs in float64 and float32 draws are rounded from it: the
+    same bits on every backend (but where a float64 result lies within an ulp of a float32
+    rounding boundary, about one draw in 10^8); float64 draws agree within two ulp.
+
     Scale and shift the result for other means and deviations (`mu + sigma * normal(k)`): the
     draw is a constant to grad, so derivatives in mu and sigma follow.
 
@@ -95,8 +100,12 @@ def normal(key, shape=(), dtype=np.float64):
     check_key(key, "normal")
     shape = check_shape(shape, "normal")
     u = unit_uniform(key, (2,) + shape, dtype, "normal")
+    narrow = np.dtype(dtype) == np.float32
+    if narrow:
+        u = fnp.astype(u, np.float64)
     radius = fnp.sqrt(-2.0 * fnp.log1p(-u[0]))   # 1 - u in (0, 1]: log never sees 0
-    return radius * fnp.cos((2 * math.pi) * u[1])
+    z = radius * fnp.cos((2 * math.pi) * u[1])
+    return fnp.astype(z, np.float32) if narrow else z
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):

@@ -11,10 +11,40 @@ device", computed by NumPy underneath, and it refuses what CuPy refuses:
 - NumPy names CuPy lacks (`errstate`, `linalg.vector_norm`, ...) are missing, and `ufunc.at`,
   `.reduce` and `.accumulate` exist only for the ufuncs where CuPy has them.
 
-So a kernel that builds a constant with `numpy`, takes a host round trip, or calls a function
-CuPy does not have fails here as it would on a GPU. `register()` makes the library treat it as a
-device backend (the test suite does; the `backend` fixture's "sim" parameter runs the generic
-tests on it). It checks where data lives and which functions exist, not GPU speed or numerics.
+and CuPy 14's own refusals and conventions, each read from CuPy's source:
+
+- `where(cond, x, y)` needs an array (or NumPy scalar) condition: a Python bool or int is an
+  AttributeError, as `condition.astype` is in cupy/_sorting/search.py;
+- `logical_and`, `logical_or`, `logical_xor` and `logical_not` refuse complex operands
+  (cupy/_logic/ops.py registers no complex loop): a TypeError;
+- an N-dimensional FFT (`fft2`, `fftn`, their inverses and real forms) of an array with a
+  zero-length axis, batch axes included, is "Invalid number of FFT data points (0)" (cuFFT's
+  N-d plan, cupy/fft/_fft.py); NumPy returns an empty array;
+- `linalg.solve(a, b)` takes b of shape (M,) or exactly (..., M, K) with a's stack dims: no
+  broadcasting between a's and b's stacks (cupy/linalg/_solve.py);
+- `inv`, `solve` and `cholesky` of a singular or non-positive-definite matrix return NaN rather
+  than raising, unless inside `cupyx.errstate(linalg="raise")`, which raises LinAlgError
+  (cuSOLVER's devInfo, cupy/linalg/_util.py);
+- `eig`'s eigenvectors come with the solver's own sign (here: NumPy's, negated);
+- the shape functions `reshape`, `ravel`, `transpose`, `swapaxes`, `moveaxis`, `rollaxis`,
+  `expand_dims`, `squeeze`, `broadcast_to` and `repeat` take a device array, never a Python or
+  NumPy scalar (cupy/_manipulation/dims.py types its argument `_ndarray_base`): a TypeError;
+  so is any non-array among the operands of `stack` (expand_dims on each) and `concatenate`
+  ("Only cupy arrays can be concatenated", cupy/_core/_routines_manipulation.pyx);
+- `array` / `asarray` of a list or tuple holding device arrays joins them only when every leaf
+  is a device array of one shape; anything else (a Python float beside them) goes through NumPy,
+  which is the implicit-conversion TypeError (cupy/_core/core.pyx `_compute_concat_info_impl`);
+- `cupyx.scatter_add` accumulates repeated indices in an unspecified order (atomics; here in
+  reverse), so it matches `numpy.add.at` only up to rounding;
+- transcendental ufuncs (exp, log, log1p, sin, cos, tanh, ...) round as CUDA's libm does, not as
+  NumPy's: here an ulp up where the input's last bit is set, so a result that must be bitwise
+  equal to NumPy's cannot come from them.
+
+So a kernel that builds a constant with `numpy`, takes a host round trip, calls a function CuPy
+does not have, or calls one as CuPy refuses, fails here as it would on a GPU. `register()`
+makes the library treat it as a device backend (the test suite does; the `dxp` fixture's "sim"
+parameter runs the device tests on it). It checks where data lives, which functions exist and
+how they are called, not GPU speed; of GPU numerics only the rounding modelled above.
 
 Examples:
     >>> import numpy as np, functorch_lite as ft
@@ -26,10 +56,12 @@ Examples:
     >>> ft.numpy.add(x, np.ones(2))
     Traceback (most recent call last):
     ...
-    functorch_lite.backend.DeviceMismatchError: add got a numpy array (CPU) and a device_sim array (GPU) together; move them to one device first (device_sim.asarray(x) or x.get())
+    functorch_lite.backend.DeviceMismatchError: add got a numpy array (CPU) and a device_sim array (GPU) together; move them to one device first (device_sim.asarray(x) or x.get()). The numpy array: shape (2,), dtype float64
 """
+import contextlib
 import functools
 import sys
+import threading
 import types
 
 import numpy as np
@@ -55,6 +87,13 @@ irfft2 irfftn rfft rfft2 rfftfreq rfftn""".split())
 _AT = frozenset({"add", "subtract", "maximum", "minimum", "bitwise_and", "bitwise_or",
                  "bitwise_xor"})        # CuPy's ufunc.at (the others raise NotImplementedError)
 _REDUCE = frozenset({"add", "multiply"})  # CuPy's ufunc.reduce / .accumulate
+_LOGICAL = frozenset({"logical_and", "logical_or", "logical_xor", "logical_not"})  # no complex
+_LIBM = frozenset("exp exp2 expm1 log log2 log10 log1p sin cos tan arcsin arccos arctan sinh "
+                  "cosh tanh arcsinh arccosh arctanh".split())   # CUDA's libm rounds these
+_ARRAY_ONLY = frozenset("reshape ravel transpose swapaxes moveaxis rollaxis expand_dims squeeze "
+                        "broadcast_to repeat".split())   # CuPy's `_ndarray_base a` or a.method()
+_JOIN = frozenset({"stack", "concatenate", "hstack", "vstack"})   # device arrays only
+_FFT_ND = frozenset("fft2 ifft2 fftn ifftn rfft2 irfft2 rfftn irfftn".split())
 
 
 _HANDLED = (np.ndarray, np.generic, int, float, complex)  # NumPy arrays refused in _unwrap
@@ -170,16 +209,12 @@ class ndarray(NDArrayOperatorsMixin):
             a, idx, *rest = inputs
             getattr(ufunc, method)(_unwrap(a), _index(idx), *_unwrap(rest))
             return None
-        out = kwargs.get("out")
-        result = getattr(ufunc, method)(*_unwrap(inputs), **_unwrap(kwargs))
-        if out is not None:
-            return out[0] if len(out) == 1 else out
-        return _wrap(result)
+        return _call_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         if _missing(func):
             raise AttributeError(f"device_sim has no {func.__module__}.{func.__name__}")
-        return _wrap(func(*_unwrap(args), **_unwrap(kwargs)))
+        return _counterpart(func)(*args, **kwargs)   # as CuPy: its function of that name
 
     # -- indexing --------------------------------------------------------------------------
     def __getitem__(self, key):
@@ -241,6 +276,18 @@ class ndarray(NDArrayOperatorsMixin):
         return (ndarray, (self._a,))
 
 
+def _counterpart(func):
+    """The device module's function standing for NumPy's `func` (device_sim.where for
+    numpy.where, device_sim.linalg.solve for numpy.linalg.solve, ...)."""
+    module = getattr(func, "__module__", "") or ""
+    namespace = {"numpy.linalg": linalg, "numpy.fft": fft}.get(module.rsplit("._", 1)[0])
+    if namespace is None and module in ("numpy", "numpy._core.multiarray", "numpy._core.numeric",
+                                        "numpy._core.fromnumeric", "numpy.lib._function_base_impl"):
+        namespace = sys.modules[__name__]
+    found = getattr(namespace, func.__name__, None) if namespace is not None else None
+    return found if callable(found) and not isinstance(found, _Ufunc) else _function(func)
+
+
 def _missing(func):
     module = getattr(func, "__module__", "") or ""
     name = getattr(func, "__name__", "")
@@ -288,11 +335,34 @@ class _Ufunc:
 
 
 def _call_ufunc(ufunc, method, args, kwargs):
+    raw = _unwrap(args)
+    if ufunc.__name__ in _LOGICAL and any(np.iscomplexobj(x) for x in raw):
+        dtypes = ", ".join(repr(np.result_type(x)) for x in raw)
+        raise TypeError(f"Wrong type (({dtypes},)) of arguments for cupy_{ufunc.__name__}")
     out = kwargs.get("out")
-    result = getattr(ufunc, method)(*_unwrap(args), **_unwrap(kwargs))
+    result = getattr(ufunc, method)(*raw, **_unwrap(kwargs))
+    if method == "__call__" and ufunc.__name__ in _LIBM:
+        target = result if out is None else _unwrap(out[0] if isinstance(out, tuple) else out)
+        result = _libm_rounding(raw[0], target)
     if out is not None:
         return out if not isinstance(out, tuple) else (out[0] if len(out) == 1 else out)
     return _wrap(result)
+
+
+def _libm_rounding(x, result):
+    """result one ulp up where x's last bit is set (finite, nonzero results of a float x of
+    result's dtype): a deterministic stand-in for CUDA's libm, which differs from NumPy's by an
+    ulp here and there. An `out` array is changed in place."""
+    x = np.asarray(x)
+    if not isinstance(result, (np.ndarray, np.generic)) or result.dtype.kind != "f" \
+            or x.dtype != result.dtype:
+        return result
+    bits = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    bump = ((bits & 1) == 1) & np.isfinite(result) & (result != 0)
+    if isinstance(result, np.ndarray) and result.ndim:
+        result[bump] = np.nextafter(result[bump], np.inf)
+        return result
+    return np.nextafter(result, np.inf) if bump else result
 
 
 def _function(fn):
@@ -300,6 +370,40 @@ def _function(fn):
     def on_device(*args, **kwargs):
         return _wrap(fn(*_unwrap(args), **_unwrap(kwargs)))
     return on_device
+
+
+def _array_only(fn):
+    """A shape function that takes a device array only, as CuPy's typed ones."""
+    @functools.wraps(fn)
+    def on_device(a, *args, **kwargs):
+        if type(a) is not ndarray:
+            raise TypeError(f"Argument 'a' has incorrect type (expected device_sim.ndarray, "
+                            f"got {type(a).__name__})")
+        return _wrap(fn(a._a, *_unwrap(args), **_unwrap(kwargs)))
+    return on_device
+
+
+def _join_arrays_only(fn):
+    """stack / concatenate: every operand a device array (CuPy's expand_dims or its check)."""
+    @functools.wraps(fn)
+    def on_device(tup, *args, **kwargs):
+        for a in tup:
+            if type(a) is not ndarray:
+                raise TypeError(f"Argument 'a' has incorrect type (expected device_sim.ndarray, "
+                                f"got {type(a).__name__}) (only device arrays can be joined)")
+        return _wrap(fn(_unwrap(tup), *_unwrap(args), **_unwrap(kwargs)))
+    return on_device
+
+
+def where(condition, x=None, y=None):
+    """cupy.where: the condition must be an array (it calls condition.astype)."""
+    if x is None and y is None:
+        return _wrap(np.nonzero(_unwrap(condition)))
+    if x is None or y is None:
+        raise ValueError("Must provide both 'x' and 'y' or neither.")
+    if not hasattr(condition, "astype"):
+        raise AttributeError(f"'{type(condition).__name__}' object has no attribute 'astype'")
+    return _wrap(np.where(*_unwrap((condition, x, y))))
 
 
 def _device_attr(attr):
@@ -328,16 +432,48 @@ class _Namespace(types.ModuleType):
         return value
 
 
+def _joined_shape(obj):
+    """(shape, type) of a nested list or tuple whose leaves are arrays of one type and shape,
+    as CuPy's array() joins them; None otherwise."""
+    if type(obj) is ndarray or isinstance(obj, np.ndarray):
+        return obj.shape, type(obj)
+    if not isinstance(obj, (list, tuple)) or not obj:
+        return None
+    first = _joined_shape(obj[0])
+    if first is None or any(_joined_shape(v) != first for v in obj[1:]):
+        return None
+    return (len(obj),) + first[0], first[1]
+
+
+def _leaves(obj):
+    if isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from _leaves(v)
+    else:
+        yield obj
+
+
+def _sequence_on_host(obj):
+    """A list or tuple for array(): device arrays only where CuPy joins them (every leaf one
+    device array of one shape); elsewhere NumPy would convert each, which CuPy refuses."""
+    if isinstance(obj, (list, tuple)) and _joined_shape(obj) is None:
+        for leaf in _leaves(obj):
+            if type(leaf) is ndarray:
+                leaf.__array__()        # the implicit-conversion TypeError
+    return _on_host(obj)
+
+
 def asarray(a, dtype=None, order=None):
     """a as a device array (a host-to-device copy for NumPy data, as cupy.asarray)."""
     if type(a) is ndarray and (dtype is None or a.dtype == dtype):
         return a
-    return ndarray(np.asarray(_on_host(a), dtype=dtype, order=order))
+    return ndarray(np.asarray(_sequence_on_host(a), dtype=dtype, order=order))
 
 
 def array(obj, dtype=None, copy=True, order="K", ndmin=0):
     """A new device array from obj (device arrays, NumPy data or nested lists of either)."""
-    return ndarray(np.array(_on_host(obj), dtype=dtype, copy=copy, order=order, ndmin=ndmin))
+    return ndarray(np.array(_sequence_on_host(obj), dtype=dtype, copy=copy, order=order,
+                            ndmin=ndmin))
 
 
 def asnumpy(a):
@@ -359,19 +495,57 @@ def _scatter(name):
     return scatter
 
 
-_cupyx = types.SimpleNamespace(scatter_add=_scatter("add"), scatter_max=_scatter("maximum"),
-                               scatter_min=_scatter("minimum"))
+def _scatter_add_unordered(a, slices, value):
+    """cupyx.scatter_add: atomics accumulate repeated indices in no set order (here: last first)."""
+    raw = _unwrap(a)
+    pos = np.arange(raw.size).reshape(raw.shape)[_index(slices)]
+    values = np.broadcast_to(_on_host(value), pos.shape).reshape(-1)
+    flat = raw.reshape(-1).copy()
+    np.add.at(flat, pos.reshape(-1)[::-1], values[::-1])
+    raw[...] = flat.reshape(raw.shape)
+
+
+_CONFIG = threading.local()   # cupyx.errstate's linalg: "ignore" (CuPy's default) or "raise"
+
+
+@contextlib.contextmanager
+def _errstate(*, divide=None, over=None, under=None, invalid=None, linalg=None):
+    saved = getattr(_CONFIG, "linalg", "ignore")
+    if linalg is not None:
+        _CONFIG.linalg = linalg
+    try:
+        yield
+    finally:
+        _CONFIG.linalg = saved
+
+
+_cupyx = types.SimpleNamespace(scatter_add=_scatter_add_unordered,
+                               scatter_max=_scatter("maximum"), scatter_min=_scatter("minimum"),
+                               errstate=_errstate)
+
+
+def _polygamma(n, x):
+    """cupyx.scipy.special.polygamma: cupy.where(n == 0, ...), so n must be an array."""
+    where(n == 0, x, x)
+    import scipy.special
+    return _wrap(scipy.special.polygamma(*_unwrap((n, x))))
+
+
+_COMPANIONS = {"cupyx": _cupyx}
 
 
 def companion(name):
-    """The module standing in for a cupyx module: cupyx itself, or scipy.<...> on device arrays."""
-    if name == "cupyx":
-        return _cupyx
-    if name.startswith("cupyx.scipy."):
+    """The module standing in for a cupyx module: cupyx itself, or scipy.<...> on device arrays
+    (with cupyx.scipy.special.polygamma's own refusal)."""
+    if name not in _COMPANIONS and name.startswith("cupyx.scipy."):
         import importlib
         source = importlib.import_module(name[len("cupyx."):])
-        return _Namespace("device_sim." + name, source)
-    raise ImportError(f"device_sim has no counterpart of {name}")
+        _COMPANIONS[name] = _Namespace("device_sim." + name, source)
+        if name == "cupyx.scipy.special":
+            _COMPANIONS[name].polygamma = _polygamma
+    if name not in _COMPANIONS:
+        raise ImportError(f"device_sim has no counterpart of {name}")
+    return _COMPANIONS[name]
 
 
 def register():
@@ -386,6 +560,85 @@ _stride_tricks = types.SimpleNamespace(
 lib = types.SimpleNamespace(stride_tricks=_stride_tricks)
 linalg = _Namespace("device_sim.linalg", np.linalg, _LINALG)
 fft = _Namespace("device_sim.fft", np.fft, _FFT)
+
+
+def _unless_singular(fn, name):
+    """A factorization that gives NaN for a singular (or non-positive-definite) matrix, as
+    cuSOLVER with CuPy's default errstate; LinAlgError inside errstate(linalg="raise")."""
+    def on_device(a, *rest):
+        raw, rest = _unwrap(a), _unwrap(rest)
+        try:
+            return _wrap(fn(raw, *rest))
+        except np.linalg.LinAlgError:
+            if getattr(_CONFIG, "linalg", "ignore") == "raise":
+                raise np.linalg.LinAlgError(f"Error reported by {name} in cuSOLVER. devInfo "
+                                            "!= 0. Please refer to the cuSOLVER documentation.")
+        eye = np.broadcast_to(np.eye(raw.shape[-1], dtype=raw.dtype), raw.shape)
+        out = np.array(fn(eye, *rest))
+        for i in np.ndindex(raw.shape[:-2]):
+            part = tuple(r[i] if np.ndim(r) > 1 else r for r in rest)
+            try:
+                out[i] = fn(raw[i], *part)
+            except np.linalg.LinAlgError:
+                out[i] = np.nan
+        if raw.ndim == 2:
+            out[...] = np.nan
+        return ndarray(out)
+    on_device.__name__ = name
+    return on_device
+
+
+def _solve(a, b):
+    """CuPy's solve: b is (M,), or (..., M, K) with exactly a's stack dims."""
+    a_shape, b_shape = np.shape(_unwrap(a)), np.shape(_unwrap(b))
+    if len(b_shape) == 0:
+        raise ValueError("b must have at least one dimension")
+    if len(b_shape) == 1 and a_shape[-1] != b_shape[0]:
+        raise ValueError("a must have (..., M, M) shape and b must have (M,) "
+                         "for one-dimensional b")
+    if len(b_shape) > 1 and a_shape[:-1] != b_shape[:-1]:
+        raise ValueError("a must have (..., M, M) shape and b must have (..., M, K) "
+                         "for multidimensional b")
+    return _solve_or_nan(a, b)
+
+
+def _eig(a):
+    w, v = np.linalg.eig(_unwrap(a))
+    return ndarray(w), ndarray(-v)
+
+
+_solve_or_nan = _unless_singular(np.linalg.solve, "getrs")
+linalg.inv = _unless_singular(np.linalg.inv, "getrf")
+linalg.cholesky = _unless_singular(np.linalg.cholesky, "potrf")
+linalg.solve = _solve
+linalg.eig = _eig
+
+
+def _fft_nd(name):
+    """An N-d FFT: where CuPy plans it with cuFFT's N-d plan (more than one axis, contiguous,
+    touching the first or last), any zero-length axis is refused."""
+    fn = getattr(np.fft, name)
+
+    @functools.wraps(fn)
+    def on_device(a, s=None, axes=None, norm=None):
+        raw = _unwrap(a)
+        if axes is None:
+            count = len(s) if s is not None else (2 if name.endswith("2") else raw.ndim)
+            axes = tuple(range(-count, 0))
+        ordered = sorted(ax % raw.ndim for ax in axes) if raw.ndim else []
+        shape = list(raw.shape)
+        for ax, n in zip(axes, s if s is not None else ()):
+            shape[ax] = n
+        nd_plan = (len(ordered) > 1 and ordered == list(range(ordered[0], ordered[-1] + 1))
+                   and (ordered[0] == 0 or ordered[-1] == raw.ndim - 1))
+        if nd_plan and 0 in shape:
+            raise ValueError("Invalid number of FFT data points (0) specified.")
+        return _wrap(fn(raw, s=s, axes=axes, norm=norm))
+    return on_device
+
+
+for _name in _FFT_ND:
+    setattr(fft, _name, _fft_nd(_name))
 random = _Namespace("device_sim.random", np.random)
 
 
@@ -399,5 +652,7 @@ def __getattr__(name):
         return value
     if name.startswith("__") or name in _MISSING:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = _LOOKED_UP[name] = _device_attr(getattr(np, name))
+    attr = getattr(np, name)
+    value = _LOOKED_UP[name] = (_array_only(attr) if name in _ARRAY_ONLY else
+                                _join_arrays_only(attr) if name in _JOIN else _device_attr(attr))
     return value

@@ -180,6 +180,16 @@ def _complex_ref(fn):
     return ref
 
 
+def _eig_invariant(eig, conj):
+    """eig returning (eigenvalues, each eigenvector's projector v v^H, shape (..., n, n, k)):
+    an eigenvector is defined up to a phase, which solvers choose differently (CuPy's geev
+    flips signs LAPACK's keeps), its projector is not."""
+    def fn(a):
+        w, v = eig(a)
+        return w, v[..., :, None, :] * conj(v)[..., None, :, :]
+    return fn
+
+
 _COMPLEX_OUT = ("complex results: the generic derivative checks compare real outputs (the "
                 "complex-number work extends them); tests/test_coverage.py checks eig and "
                 "eigvals derivatives against finite differences")
@@ -249,7 +259,10 @@ ENTRIES = [
     _same("convolve", _signal),
     _same("correlate", _signal),
     _same("meshgrid", _meshgrid),
-    OpInfo("linalg.eig", fnp.linalg.eig, _complex_ref(np.linalg.eig), _eig, rtol={F32: 1e-4},
+    OpInfo("linalg.eig", _eig_invariant(fnp.linalg.eig, fnp.conj),
+           _complex_ref(_eig_invariant(np.linalg.eig, np.conj)), _eig, rtol={F32: 1e-4},
+           doc="fn returns (eigenvalues, the projector of each eigenvector): eigenvectors are "
+               "defined up to a phase, their projectors are not",
            skips={**dict.fromkeys(_DERIVATIVE_TESTS, _COMPLEX_OUT),
                   "test_numpy_dispatch": _ALWAYS_COMPLEX}),
     OpInfo("linalg.eigvals", fnp.linalg.eigvals, _complex_ref(np.linalg.eigvals), _eig,
