@@ -14,7 +14,7 @@ from ..ops import linalg as la, linalg_factored as lf, shape as sh
 from ..numpy._util import ndim, shape
 from .helpers import move_bdim, move_bdim_to_front, stacked_matrix
 
-for _op in [lf.solve_factors, la.inv, la.det, la.adjugate, la.slogdet, la.cholesky, la.eigh,
+for _op in [lf.solve_factors, la.inv, la.pinv, la.det, la.adjugate, la.slogdet, la.cholesky, la.eigh,
             la.eigvalsh, la.svd, la.svdvals, la.qr]:
     stacked_matrix(_op)
 

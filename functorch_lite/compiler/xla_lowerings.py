@@ -550,6 +550,7 @@ LOWERINGS.update({
     "einsum": _einsum,
     "solve": lambda ctx, a, b: jnp.linalg.solve(a, b),
     "inv": lambda ctx, a: jnp.linalg.inv(a),
+    "pinv": lambda ctx, a, rcond: jnp.linalg.pinv(a, rtol=rcond),
     "det": lambda ctx, a: jnp.linalg.det(a),
     "slogdet": lambda ctx, a: tuple(jnp.linalg.slogdet(a)),
     "cholesky": lambda ctx, a: jnp.linalg.cholesky(a),

@@ -87,6 +87,23 @@ def inv_jvp(primals, tangents):
     return out, ew.negative(la.matmul(la.matmul(out, ta), out))
 
 
+@la.pinv.def_jvp
+def pinv_jvp(primals, tangents, rcond):
+    """dP = -P dA P + P Pᵀ dAᵀ (I - A P) + (I - P A) dAᵀ Pᵀ P (Golub and Pereyra), P = pinv(A):
+    the derivative wherever the rank is locally constant (no 1/(s_i - s_j) of the SVD's)."""
+    a, = primals
+    ta, = tangents
+    p = la.pinv(a, rcond=rcond)
+    m, n = a.shape[-2:]
+    ap = fnp.subtract(fnp.eye(m, dtype=p.dtype, like=p), la.matmul(a, p))   # I - A P
+    pa = fnp.subtract(fnp.eye(n, dtype=p.dtype, like=p), la.matmul(p, a))   # I - P A
+    ta_t = fnp.swapaxes(ta, -1, -2)
+    dp = ew.negative(la.matmul(la.matmul(p, ta), p))
+    dp = ew.add(dp, la.matmul(la.matmul(la.matmul(p, fnp.swapaxes(p, -1, -2)), ta_t), ap))
+    dp = ew.add(dp, la.matmul(la.matmul(pa, ta_t), la.matmul(fnp.swapaxes(p, -1, -2), p)))
+    return p, dp
+
+
 @la.det.def_jvp
 def det_jvp(primals, tangents):
     """d det(a) = tr(adj(a) da): the adjugate keeps it defined at singular matrices."""

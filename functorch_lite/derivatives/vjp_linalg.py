@@ -162,6 +162,17 @@ def _inv_vjp(g, out, a):
     return ew.negative(la.matmul(mT(out), la.matmul(g, mT(out))))
 
 
+def _pinv_vjp(g, out, a, rcond):
+    """The transpose of pinv's jvp: ā = -Pᵀ ḡ Pᵀ + (I - A P) ḡᵀ P Pᵀ + Pᵀ P ḡᵀ (I - P A)."""
+    p, pt, gt = out, mT(out), mT(g)
+    m, n = a.shape[-2:]
+    ap = fnp.subtract(fnp.eye(m, dtype=p.dtype, like=p), la.matmul(a, p))
+    pa = fnp.subtract(fnp.eye(n, dtype=p.dtype, like=p), la.matmul(p, a))
+    abar = ew.negative(la.matmul(la.matmul(pt, g), pt))
+    abar = ew.add(abar, la.matmul(la.matmul(ap, gt), la.matmul(p, pt)))
+    return ew.add(abar, la.matmul(la.matmul(la.matmul(pt, p), gt), pa))
+
+
 def _det_vjp(g, out, a):
     """ā = ḡ adj(a)ᵀ (the adjugate: defined at singular matrices too)."""
     return ew.multiply(_vec(_vec(g)), mT(la.adjugate(a)))
@@ -336,6 +347,7 @@ la.solve.def_rule("vjp_fwd", _solve_fwd)
 la.solve.def_vjp(_solve_vjp)
 lf.solve_factored.def_vjp(_solve_factored_vjp)
 defvjp(la.inv, _inv_vjp)
+defvjp(la.pinv, _pinv_vjp)
 defvjp(la.det, _det_vjp)
 defvjp(la.adjugate, _adjugate_vjp)
 la.slogdet.def_vjp(_slogdet_vjp)

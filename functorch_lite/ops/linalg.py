@@ -161,6 +161,26 @@ inv = defop("inv", _raising_kernel("inv"),
         array([[0.5 , 0.  ],
                [0.  , 0.25]])
     """)
+pinv = defop("pinv", lambda xp, a, rcond: xp.linalg.pinv(a, rcond),
+             doc="""The Moore-Penrose pseudo-inverse of real matrices, singular values at or below
+    rcond * max(s) dropped (numpy.linalg.pinv's kernel; fnp.linalg.pinv is the public name).
+
+    Its derivative is the pseudo-inverse's own (Golub and Pereyra's formula, as JAX's), defined
+    wherever the rank is locally constant, repeated singular values included.
+
+    Args:
+        a: a real (..., m, n) matrix or stack of them.
+        rcond: the relative cutoff, a float.
+
+    Returns:
+        The (..., n, m) pseudo-inverse.
+
+    Examples:
+        >>> import numpy as np, functorch_lite.numpy as fnp
+        >>> fnp.linalg.pinv(2.0 * np.eye(2))
+        array([[0.5, 0. ],
+               [0. , 0.5]])
+    """)
 det = defop("det", lambda xp, a: xp.linalg.det(a),
             doc="""As numpy.linalg.det: the determinant of square matrices.
 

@@ -409,8 +409,16 @@ def _matrix_power(r):
             S(well_conditioned(r, 3) / 3, 4)]
 
 
+def _repeated_singular_values(rng, m, n, value=2.0):
+    """value times m x n orthonormal columns (or rows): every singular value equal, where
+    derivatives through the SVD divide by zero."""
+    q = _orthogonal(rng, max(m, n))[:, :min(m, n)]
+    return value * (q if m >= n else q.T)
+
+
 def _pinv(r):
     return [S(_with_singular_values(r, 4, 3)), S(_with_singular_values(r, 3, 4)),
+            S(2.0 * np.eye(3)), S(_repeated_singular_values(r, 4, 3)),
             S(_with_singular_values(r, 3, 3, (2,))), S(_with_singular_values(r, 4, 2), 1e-3),
             S(_with_singular_values(r, 4, 2), rtol=1e-3),
             S(_with_singular_values(r, 3, 2, dtype=F32))]

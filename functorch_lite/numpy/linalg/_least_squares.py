@@ -18,10 +18,12 @@ def _singular_cutoff(s, m, n, rcond):
 def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
     """As numpy.linalg.pinv: the Moore-Penrose pseudo-inverse.
 
-    Computed as NumPy computes it, Vh^T (1/s U^T) from the reduced SVD of conj(a) with the
-    singular values at or below the cutoff dropped (double where: no 1/0 in the derivative),
-    so the values are NumPy's bit for bit. Its derivative is the SVD's, which assumes distinct
-    singular values.
+    The values are NumPy's bit for bit. For real matrices (and one cutoff for the whole
+    stack) it is a primitive whose derivative is the pseudo-inverse's own formula, defined
+    wherever the rank is locally constant, repeated singular values included (as JAX's).
+    Complex matrices and a cutoff per matrix go through the reduced SVD of conj(a) (Vh^T
+    (1/s U^T), the dropped singular values behind a double where), whose derivative assumes
+    distinct singular values.
 
     Args:
         a: a (..., m, n) matrix or stack of them.
@@ -51,6 +53,9 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
         raise ValueError("`rtol` and `rcond` can't be both set.")
     if m == 0 or n == 0:
         return xp_of(a).empty(shape(a)[:-2] + (n, m), dtype=dtype_of(a))
+    if dtype_of(a).kind in "fiub" and np.ndim(rcond) == 0:   # a primitive: its own derivative
+        return la.pinv(a if dtype_of(a).kind == "f" else ew.astype(a, np.float64),
+                       rcond=float(rcond))
     u, s, vt = la.svd(ew.conj(a) if dtype_of(a).kind == "c" else a, full_matrices=False)
     rcond = xp_of(s).asarray(np.asarray(rcond)[..., None])   # on the device of a (NumPy's
     cutoff = ew.multiply(rcond, red.max(s, axis=-1, keepdims=True))   # rcond: one per matrix)
