@@ -108,3 +108,78 @@ def test_the_batched_gp_runs_fifty_times_on_xla_without_hanging():
                     "a deadlock (issue 31)")
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"runs {RUNS}" in done.stdout
+
+
+def _no_host_warning(fn, *args):
+    """fn jitted on XLA, called twice; it must compile with no host callback."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ft.PerformanceWarning)
+        f = ft.jit(fn, backend="xla")
+        f(*args)
+        out = f(*args)
+    graph = ft.make_graph(fn, backend="xla")(*args)
+    assert graph.host == [] and "callback" not in graph.source
+    return out
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 4, 4)])
+def test_solve_and_its_derivatives_stay_in_xla(shape):
+    """np.linalg.solve's factor-once path (solve_factors, solve_factored) and det's adjugate
+    are XLA's own LU and SVD: no callback, the NumPy backend's results."""
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=shape) + 4 * np.eye(4)
+    b = rng.normal(size=shape[:-1])
+
+    def loss(a, b):
+        x = fnp.linalg.solve(a, b[..., None])
+        return (x ** 2).sum() + fnp.linalg.det(a).sum()
+    fn = ft.grad(loss, argnums=(0, 1))
+    got = _no_host_warning(fn, a, b)
+    want = ft.jit(fn, backend="numpy")(a, b)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    hess = ft.jacfwd(ft.grad(lambda a: loss(a, b)))
+    np.testing.assert_allclose(_no_host_warning(hess, a), ft.jit(hess, backend="numpy")(a),
+                               rtol=1e-9, atol=1e-10)
+
+
+def test_a_singular_matrix_det_gradient_and_solve_error_as_numpy():
+    """det's gradient at singular matrices (rank n-1: adj is rank one; rank n-2: zero) takes
+    the SVD form inside XLA, equal to NumPy's; solve of a singular matrix raises NumPy's
+    LinAlgError (the flagged call re-runs on NumPy)."""
+    rank2 = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+    rank1 = np.outer([1.0, 2.0, 3.0], [1.0, -1.0, 2.0])
+    stack = np.stack([rank2, rank1, np.eye(3) * 2.0])
+    fn = ft.grad(lambda a: fnp.linalg.det(a).sum())
+    np.testing.assert_allclose(_no_host_warning(fn, stack), ft.jit(fn, backend="numpy")(stack),
+                               rtol=1e-12, atol=1e-12)
+    adj2 = np.linalg.det(rank2 + 1e-7 * np.eye(3)) * np.linalg.inv(rank2 + 1e-7 * np.eye(3)).T
+    np.testing.assert_allclose(_no_host_warning(fn, stack)[0], adj2, atol=1e-5)
+    solve = ft.jit(lambda a, b: fnp.linalg.solve(a, b), backend="xla")
+    solve(np.eye(3), np.ones(3))
+    with pytest.raises(np.linalg.LinAlgError):
+        solve(rank2 * np.array([1.0, 1.0, 0.0])[:, None], np.ones(3))
+
+
+def test_a_host_callback_warns_and_make_graph_shows_it():
+    """An op XLA cannot run (eig's LAPACK-chosen vector signs) or one defined outside the
+    library runs on the host: compiling warns once, naming it and why, and make_graph lists
+    the equation."""
+    double = ft.defop("i31_double", lambda xp, x: 2 * x)
+    a = np.array([[2.0, 1.0], [0.5, 3.0]])
+
+    def fn(a):
+        w, v = fnp.linalg.eig(a)
+        return double(fnp.real(w)).sum() + a.sum()
+    f = ft.jit(fn, backend="xla")
+    with pytest.warns(ft.PerformanceWarning, match=r"eig.*i31_double|i31_double.*eig") as rec:
+        out = f(a)
+    assert len([w for w in rec if issubclass(w.category, ft.PerformanceWarning)]) == 1
+    assert "LAPACK" in str(rec[0].message) and "outside the library" in str(rec[0].message)
+    np.testing.assert_allclose(out, 2 * np.linalg.eigvals(a).real.sum() + a.sum())
+    graph = ft.make_graph(fn, backend="xla")(a)
+    assert [e.op.name for e, _ in graph.host] == ["eig", "i31_double"]
+    text = str(graph)
+    assert "on the host, outside XLA (2)" in text and "= eig v" in text
+    assert ft.make_graph(fn)(a).host == []   # the NumPy backend has no callbacks to show

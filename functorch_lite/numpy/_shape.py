@@ -477,9 +477,7 @@ def array_split(ary, indices_or_sections, axis=0):
     axis = normalize_axis(axis, ndim(ary))
     n = shape(ary)[axis]
     points = _split_points(n, indices_or_sections, strict=False)
-    from ._indexing import getitem
-    lead = (slice(None),) * axis
-    return [getitem(ary, lead + (slice(lo, hi),)) for lo, hi in zip(points[:-1], points[1:])]
+    return list(sh.split(ary, points=tuple(int(p) for p in points), axis=axis))
 
 
 def split(ary, indices_or_sections, axis=0):
