@@ -110,14 +110,18 @@ def _window(x, axes, window, stride, dilation):
 
 
 def _max_pool(x, kw):
+    """The max of each window. The initial value is a NumPy scalar, which JAX recognizes as
+    max's identity (a traced one would make the generic reduce_window, which has no
+    derivative)."""
     x = jnp.asarray(x)
-    low = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
-    return lax.reduce_window(x, jnp.asarray(low, x.dtype), lax.max, **kw)
+    dtype = np.dtype(x.dtype)
+    low = np.array(-np.inf if dtype.kind == "f" else np.iinfo(dtype).min, dtype)
+    return lax.reduce_window(x, low, lax.max, **kw)
 
 
 def pool_sum(ctx, x, *, axes, window, stride, dilation):
     x = jnp.asarray(x)
-    return lax.reduce_window(x, jnp.zeros((), x.dtype), lax.add,
+    return lax.reduce_window(x, np.zeros((), np.dtype(x.dtype)), lax.add,
                              **_window(x, axes, window, stride, dilation))
 
 
