@@ -8,6 +8,11 @@ demo (examples/dp_sgd_cnn.py), an MLP of 512x512 layers; float32.
 
     python benchmarks/dp_clipping.py [--repeats 5] [--cpu-time] [--quick]
 
+With JAX installed, the demo CNN's DP step also runs compiled by XLA (issue 31): ft.jit of
+clipped_grad_sum and of the materializing step (dp_sgd_cnn.clipped_sum), backend="xla", NumPy
+arrays in and out, against jax.jit of the same step written in JAX (vmap(grad), per-example
+norms, clipping factors, weighted sum), medians of interleaved single calls.
+
 Targets (issue 23): memory of clipped_grad_sum <= 1/10 of the materializing path where the
 per-example gradients dominate (the MLP), time <= 2x one ordinary gradient, and no slower
 than the materializing path at the demo's sizes.
@@ -114,6 +119,60 @@ def run(name, loss, params, batch, repeats):
     return mem, secs
 
 
+def jax_dp_step(clip):
+    """The demo CNN's clipped per-example gradient sum and norms, in JAX."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def conv(x, w, b):
+        return lax.conv_general_dilated(x, w, (1, 1), ((1, 1), (1, 1))) + b[:, None, None]
+
+    def loss(p, x, y):
+        h = jax.nn.relu(conv(x[None], p["conv1"], p["b1"]))
+        h = conv(h, p["conv2"], p["b2"])
+        g = h.reshape(1, 4, -1)
+        mu = g.mean(-1, keepdims=True)
+        g = (g - mu) / jnp.sqrt(((g - mu) ** 2).mean(-1, keepdims=True) + 1e-5)
+        h = g.reshape(h.shape) * p["gn_scale"][:, None, None] + p["gn_shift"][:, None, None]
+        h = lax.reduce_window(jax.nn.relu(h), -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2),
+                              "VALID")
+        return -jax.nn.log_softmax(h.reshape(-1) @ p["fc"] + p["fc_b"])[y]
+
+    def step(p, x, y):
+        grads = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(p, x, y)
+        norms = jnp.sqrt(sum(jnp.sum(g.reshape(len(x), -1) ** 2, axis=1)
+                             for g in jax.tree_util.tree_leaves(grads)))
+        scale = jnp.minimum(1.0, clip / jnp.maximum(norms, 1e-12))
+        return {k: jnp.tensordot(scale, g, axes=1) for k, g in grads.items()}, norms
+    return step
+
+
+def dp_step_on_xla(params, batch, repeats):
+    """The demo CNN's DP step compiled by XLA beside JAX's (see the module docstring)."""
+    try:
+        import jax
+    except ImportError:
+        print("\n(JAX missing: no XLA DP-step row)")
+        return
+    ghost = ft.jit(ft.dp.clipped_grad_sum(dp_sgd_cnn.loss, MAX_NORM), backend="xla")
+    materialized = ft.jit(lambda p, x, y: dp_sgd_cnn.clipped_sum(p, x, y, MAX_NORM),
+                          backend="xla")
+    ref = jax.jit(jax_dp_step(MAX_NORM))
+    jargs = optree.tree_map(jax.device_put, (params,) + tuple(batch))
+    want = ref(*jargs)
+    for name, f in (("clipped_grad_sum", ghost), ("materializing", materialized)):
+        got = f(params, *batch)
+        for a, b in zip(optree.tree_leaves(got), optree.tree_leaves(want)):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5, err_msg=name)
+    secs = timed([lambda: ghost(params, *batch), lambda: materialized(params, *batch),
+                  lambda: jax.block_until_ready(ref(*jargs))], repeats)
+    print(f"\nDP step of the demo CNN on XLA (batch {len(batch[0])}): ft.jit xla "
+          f"clipped_grad_sum {secs[0] * 1e3:.2f} ms ({secs[0] / secs[2]:.2f}x jax.jit), "
+          f"materializing {secs[1] * 1e3:.2f} ms ({secs[1] / secs[2]:.2f}x), "
+          f"jax.jit DP step {secs[2] * 1e3:.2f} ms")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -126,6 +185,8 @@ def main():
     warnings.simplefilter("error", ft.dp.FallbackWarning)   # every op here is factored
     for name, loss, params, batch in models(args.quick):
         run(name, loss, params, batch, args.repeats)
+        if loss is dp_sgd_cnn.loss:
+            dp_step_on_xla(params, batch, max(args.repeats, 15))
 
 
 def models(quick=False):

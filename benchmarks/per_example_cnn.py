@@ -7,6 +7,9 @@ torch.func's figure beside them when torch is importable.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/per_example_cnn.py [--batches 32 128]
 
+With JAX installed, a second line per batch: ft.jit(per_example_grads, backend="xla") on NumPy
+arrays and on JAX arrays against jax.jit of the same model written in JAX (xla_models.py).
+
 Target (issue 9): at most 1.3x hand-written NumPy at both batch sizes.
 """
 import argparse
@@ -16,6 +19,7 @@ import numpy as np
 import functorch_lite as ft
 import functorch_lite.numpy as fnp
 from per_example_grads import timed
+from xla_models import format_columns, jax_or_none, xla_columns
 
 GROUPS = 4
 
@@ -150,6 +154,30 @@ def _torch_figure(params, X, Y, repeats):
     return timed([lambda: f(tp, tx, ty)], repeats)[0]
 
 
+def jax_per_example_grads():
+    """The same model in JAX: jax.vmap(jax.grad(loss)), for the xla columns."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def conv(x, w, b):
+        return lax.conv_general_dilated(x, w, (1, 1), ((1, 1), (1, 1))) + b[:, None, None]
+
+    def pool(x):
+        return lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+    def jloss(p, x, y):
+        h = pool(jax.nn.relu(conv(x[None], p["c1"], p["b1"])))
+        h = conv(h, p["c2"], p["b2"])
+        g = h.reshape(1, GROUPS, -1)
+        mu = g.mean(-1, keepdims=True)
+        g = (g - mu) / jnp.sqrt(((g - mu) ** 2).mean(-1, keepdims=True) + 1e-5)
+        h = g.reshape(h.shape) * p["gn_w"][:, None, None] + p["gn_b"][:, None, None]
+        h = pool(jax.nn.relu(h))
+        return -jax.nn.log_softmax(h.reshape(-1) @ p["fc"] + p["fc_b"])[y]
+    return jax.vmap(jax.grad(jloss), in_axes=(None, 0, 0))
+
+
 def run(batch, repeats, rng):
     params = init_params(rng)
     X = rng.standard_normal((batch, 1, 28, 28)).astype(np.float32)
@@ -170,6 +198,10 @@ def run(batch, repeats, rng):
         print(f"            torch.func (eager): {t_torch * 1e3:.2f} ms "
               f"({t_torch / t_hand:.2f}x hand-written, vmap(grad) is "
               f"{t_ours / t_torch:.2f}x torch.func)")
+    if jax_or_none() is not None:
+        times, diffs = xla_columns(per_example_grads, jax_per_example_grads(),
+                                   (params, X, Y), repeats)
+        print(f"            {format_columns(times, diffs)}")
     return t_ours / t_hand
 
 

@@ -6,6 +6,9 @@ the hand-written code; torch.func's figure beside when torch is importable.
 
     python benchmarks/per_example_transformer.py [--batches 32 128] [--repeats 20] [--cpu-time]
 
+With JAX installed, a second line per batch: ft.jit(per_example_grads, backend="xla") on NumPy
+arrays and on JAX arrays against jax.jit of the same block written in JAX (xla_models.py).
+
 Target (issue 9): at most 1.5x hand-written NumPy.
 """
 import argparse
@@ -16,6 +19,7 @@ from _timing import interleaved_medians
 
 import functorch_lite as ft
 from functorch_lite import nn
+from xla_models import format_columns, jax_or_none, xla_columns
 
 VOCAB, LENGTH, DIM, HIDDEN = 64, 32, 64, 256
 EPS = 1e-5
@@ -159,6 +163,29 @@ def _torch_figure(p, T, repeats):
     return timed([lambda: f(tp, tT)], repeats)[0]
 
 
+def jax_per_example_grads():
+    """The same block in JAX: jax.vmap(jax.grad(loss)), for the xla columns."""
+    import jax
+    import jax.numpy as jnp
+
+    def ln(x, w, b):
+        mu = x.mean(-1, keepdims=True)
+        return (x - mu) / jnp.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + EPS) * w + b
+
+    def jloss(p, t):
+        h = p["tok"][t] + p["pos"]
+        a = ln(h, p["ln1_w"], p["ln1_b"])
+        q, k, v = a @ p["wq"].T, a @ p["wk"].T, a @ p["wv"].T
+        s = jnp.where(jnp.tril(jnp.ones((LENGTH, LENGTH), bool)), q @ k.T / np.sqrt(DIM),
+                      -jnp.inf)
+        h = h + (jax.nn.softmax(s, axis=-1) @ v) @ p["wo"].T
+        m = ln(h, p["ln2_w"], p["ln2_b"])
+        h = h + jax.nn.relu(m @ p["w1"].T + p["b1"]) @ p["w2"].T + p["b2"]
+        logp = jax.nn.log_softmax((h @ p["tok"].T + p["unembed_b"])[:-1], axis=-1)
+        return -jnp.take_along_axis(logp, t[1:, None], axis=-1).mean()
+    return jax.vmap(jax.grad(jloss), in_axes=(None, 0))
+
+
 def run(batch, repeats, rng):
     p = init_params(rng)
     T = rng.integers(0, VOCAB, (batch, LENGTH))
@@ -176,6 +203,9 @@ def run(batch, repeats, rng):
     if t_torch is not None:
         print(f"            torch.func (eager): {t_torch * 1e3:.2f} ms "
               f"({t_torch / t_hand:.2f}x)")
+    if jax_or_none() is not None:
+        times, diffs = xla_columns(per_example_grads, jax_per_example_grads(), (p, T), repeats)
+        print(f"            {format_columns(times, diffs)}")
     return t_ours / t_hand
 
 

@@ -8,13 +8,17 @@ per-example gradients need examples that do not see each other.
 One DP-SGD step (Abadi et al. 2016): per-example gradients with vmap(grad), each clipped to
 L2 norm <= C, summed, Gaussian noise N(0, (sigma C)^2) added, divided by the batch size. With
 --ghost the clipped sum comes from functorch_lite.dp.clipped_grad_sum instead, which never forms
-the per-example gradients (equal results; see docs/dp_sgd.md for when each is faster). The
+the per-example gradients (equal results; see docs/dp_sgd.md for when each is faster). With
+--jit xla (the default when JAX is installed) the clipped sum of a step is one program compiled
+by XLA (`ft.jit(..., backend="xla")`); --jit numpy replays it as NumPy calls, --jit none runs
+it eagerly; the noise is drawn on the host either way. The
 privacy cost is reported as (epsilon, delta) by Google's dp-accounting library (the Renyi-DP
 accountant of the sampled Gaussian mechanism, Mironov et al. 2019), which assumes Poisson
 sampling of each batch; this program draws shuffled fixed-size batches, as most DP-SGD
 tutorials do.
 
-    python examples/dp_sgd_cnn.py [--epochs 15] [--ghost] [--figure dp_sgd_cnn.png]
+    python examples/dp_sgd_cnn.py [--epochs 15] [--ghost] [--jit xla|numpy|none]
+                                  [--figure dp_sgd_cnn.png]
 
 Needs the `examples` extra (scikit-learn, matplotlib, dp-accounting): pip install -e ".[examples]".
 """
@@ -65,26 +69,25 @@ def loss(params, x, y):
 per_example_grads = ft.vmap(ft.grad(loss), in_dims=(None, 0, 0))
 
 
-def global_norms(grads):
-    """The L2 norm of each example's whole gradient (every parameter together)."""
-    leaves = optree.tree_leaves(grads)
-    batch = leaves[0].shape[0]
-    return np.sqrt(sum(np.square(g.reshape(batch, -1), dtype=np.float64).sum(1)
-                       for g in leaves))
+def clipped_sum(params, x, y, clip):
+    """The per-example gradients clipped to norm <= clip and summed, and their norms before
+    clipping: what a DP-SGD step computes before its noise, as one function to compile."""
+    grads = per_example_grads(params, x, y)
+    norms = fnp.sqrt(sum(fnp.sum(fnp.reshape(g, (g.shape[0], -1)) ** 2, axis=1)
+                         for g in optree.tree_leaves(grads)))
+    scale = fnp.minimum(1.0, clip / fnp.maximum(norms, 1e-12))
+    return {k: fnp.tensordot(scale, g, axes=1) for k, g in grads.items()}, norms
 
 
-def dp_step(grads, clip, noise_multiplier, rng):
-    """Clip each example's gradient to norm <= clip, sum, add N(0, (sigma clip)^2), average.
-    Returns the private gradient and the norms before and after clipping."""
-    norms = global_norms(grads)
-    scale = np.minimum(1.0, clip / np.maximum(norms, 1e-12)).astype(np.float32)
-    batch = len(norms)
-
-    def privatize(g):
-        total = np.tensordot(scale, g, axes=1)
-        noise = rng.normal(0.0, noise_multiplier * clip, total.shape).astype(np.float32)
-        return (total + noise) / batch
-    return optree.tree_map(privatize, grads), norms, norms * scale
+def jit_choice(name):
+    """The --jit path: as asked, else XLA where JAX is installed, else eager."""
+    if name is not None:
+        return name
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        return "none"
+    return "xla"
 
 
 def epsilon(q, noise_multiplier, steps, delta, orders=range(2, 128)):
@@ -96,14 +99,6 @@ def epsilon(q, noise_multiplier, steps, delta, orders=range(2, 128)):
     accountant.compose(event, steps)
     eps, order = accountant.get_epsilon_and_optimal_order(delta)
     return float(eps), int(order)
-
-
-def ghost_step(params, x, y, clip, noise_multiplier, key):
-    """The same step without per-example gradients: functorch_lite.dp's clipped sum (factored
-    per layer), then its Gaussian noise, averaged."""
-    total, norms = ft.dp.clipped_grad_sum(loss, clip)(params, x, y)
-    noisy = ft.dp.add_noise(key, total, noise_multiplier, clip)
-    return {k: v / len(x) for k, v in noisy.items()}, norms, np.minimum(norms, clip)
 
 
 def accuracy(params, x, y):
@@ -159,7 +154,17 @@ def main(argv=None):
     parser.add_argument("--figure", default="dp_sgd_cnn.png")
     parser.add_argument("--ghost", action="store_true",
                         help="clipped sums by functorch_lite.dp (no per-example gradients)")
+    parser.add_argument("--jit", choices=["xla", "numpy", "none"], default=None,
+                        help="compile each step's clipped sum (default: xla if JAX is "
+                             "installed, else none)")
     args = parser.parse_args(argv)
+    args.jit = jit_choice(args.jit)
+    if args.ghost:
+        step_sum = ft.dp.clipped_grad_sum(loss, args.clip)
+    else:
+        step_sum = lambda p, x, y: clipped_sum(p, x, y, args.clip)  # noqa: E731
+    if args.jit != "none":
+        step_sum = ft.jit(step_sum, backend=args.jit)
 
     rng = np.random.default_rng(0)
     (x_train, y_train), (x_test, y_test) = load_data(rng)
@@ -170,7 +175,10 @@ def main(argv=None):
     steps_per_epoch = n // args.batch
     print(f"DP-SGD on {n} training digits (8x8), {len(x_test)} test digits; " +
           ("clipped sums by dp.clipped_grad_sum (ghost clipping)" if args.ghost else
-             "per-example gradients by vmap(grad)"))
+             "per-example gradients by vmap(grad)") +
+          {"xla": ", each step compiled by XLA (ft.jit backend='xla')",
+           "numpy": ", each step compiled to NumPy calls (ft.jit backend='numpy')",
+           "none": ", run eagerly (no ft.jit)"}[args.jit])
     print(f"privacy parameters: noise multiplier sigma = {args.noise}, clipping norm "
           f"C = {args.clip}, sampling rate q = {args.batch}/{n} = {q:.4f}, "
           f"delta = {args.delta:g}")
@@ -181,13 +189,15 @@ def main(argv=None):
         order = rng.permutation(n)
         for step in range(steps_per_epoch):
             idx = order[step * args.batch:(step + 1) * args.batch]
+            total, norms = step_sum(params, x_train[idx], y_train[idx])
             if args.ghost:
                 key, sub = ft.random.split(key)
-                private, norms, clipped = ghost_step(params, x_train[idx], y_train[idx],
-                                                     args.clip, args.noise, sub)
+                noisy = ft.dp.add_noise(sub, total, args.noise, args.clip)
             else:
-                grads = per_example_grads(params, x_train[idx], y_train[idx])
-                private, norms, clipped = dp_step(grads, args.clip, args.noise, rng)
+                noisy = {k: v + rng.normal(0.0, args.noise * args.clip, v.shape).astype(
+                    np.float32) for k, v in total.items()}
+            private = {k: v / len(idx) for k, v in noisy.items()}
+            clipped = np.minimum(norms, args.clip)
             before.append(norms)
             after.append(clipped)
             params = {k: params[k] - args.lr * private[k] for k in params}

@@ -343,9 +343,9 @@ def ravel(tree: PyTree) -> Tuple[Any, Callable[[Any], PyTree]]:
             raise ValueError(f"unravel: expected a vector of shape ({int(offsets[-1])},), got "
                              f"shape {shape(vec)}")
         keep_imag = dtype_of(vec).kind == "c"
-        parts = [fnp.asarray(fnp.reshape(vec[int(a):int(b)], s),
-                             dtype=_complex_of(dt) if keep_imag else dt)
-                 for a, b, s, dt in zip(offsets[:-1], offsets[1:], shapes, dtypes)]
+        pieces = fnp.split(vec, [int(k) for k in offsets[1:-1]]) if shapes else []
+        parts = [fnp.asarray(fnp.reshape(piece, s), dtype=_complex_of(dt) if keep_imag else dt)
+                 for piece, s, dt in zip(pieces, shapes, dtypes)]
         return unflatten(treedef, parts)
     return vector, unravel
 

@@ -170,8 +170,8 @@ def test_built_reference_shows_every_signature_and_summary(site):
 
 
 def test_every_public_name_has_its_public_anchor(site):
-    """reference/...#functorch_lite.jit lands on ft.jit, though its entry is rendered where
-    it is defined (the jit subpackage has the function's name)."""
+    """reference/...#functorch_lite.jit lands on ft.jit: every public name has the anchor of its
+    public path, wherever it is defined."""
     ids = set()
     for page in (site / "reference").rglob("*.html"):
         ids |= set(re.findall(r'id="([\w.]+)"', page.read_text()))

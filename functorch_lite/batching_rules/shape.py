@@ -59,6 +59,14 @@ def concatenate_batch_rule(args, bdims, axis=0):
     return sh.concatenate(*parts, axis=physical_axis(normalize_axis(axis, rank), dest)), dest
 
 
+@sh.split.def_batch_rule
+def split_batch_rule(args, bdims, points, axis=0):
+    """The pieces along the physical axis; each keeps the batch dim where it was."""
+    x, bdim = args[0], bdims[0]
+    outs = sh.split(x, points=points, axis=physical_axis(axis, bdim))
+    return outs, (bdim,) * len(outs)
+
+
 @sh.unstack.def_batch_rule
 def unstack_batch_rule(args, bdims, axis=0):
     """The slices along the physical axis; each keeps the batch dim, shifted past the axis."""

@@ -11,11 +11,13 @@ jitted function runs its Python body inline: the enclosing transform (or the enc
 trace) sees its ops like any others, so the result is always right.
 """
 import functools
+import warnings
 
 import numpy as np
 import optree
 
 from ..backend import array_module, is_array, is_host, module_of
+from ..batching_rules.fallback import PerformanceWarning
 from ..interpreter import current_level
 from ..transforms._pytree import check_function, fresh_outputs
 from .arguments import SCALAR_TYPES, Split, Statics, tree_key
@@ -211,33 +213,44 @@ def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_
 
 class Graph:
     """What make_graph returns: the traced program, the program after the passes and its
-    fusion groups (`groups`: chains of elementwise equations, one kernel each on a device)."""
+    fusion groups (`groups`: chains of elementwise equations, one kernel each on a device);
+    for the XLA backend, `host`: (equation, reason) for each equation that runs on the host,
+    a NumPy callback outside the compiled program."""
 
-    def __init__(self, traced, optimized, source):
+    def __init__(self, traced, optimized, source, host=()):
         self.traced, self.optimized, self.source = traced, optimized, source
         self.groups = fusion_groups(optimized)
+        self.host = list(host)
 
     def __str__(self):
         groups = "".join(f"\n  g{k} {g}" for k, g in enumerate(self.groups))
-        return (f"traced ({len(self.traced)} equations):\n{self.traced}\n\n"
+        text = (f"traced ({len(self.traced)} equations):\n{self.traced}\n\n"
                 f"after passes ({len(self.optimized)} equations):\n{self.optimized}\n\n"
                 f"fusion groups ({len(self.groups)}):{groups or ' none'}")
+        if self.host:
+            text += f"\n\non the host, outside XLA ({len(self.host)}):" + "".join(
+                f"\n  {' '.join(map(str, e.outs))} = {e.op.name} "
+                f"{' '.join(str(a) if hasattr(a, 'id') else 'c' for a in e.ins)}: {why}"
+                for e, why in self.host)
+        return text
 
     __repr__ = __str__
 
 
-def make_graph(f, *, static_argnums=(), static_argnames=()):
+def make_graph(f, *, static_argnums=(), static_argnames=(), backend=None):
     """The program ft.jit would compile for f, to read (as jax.make_jaxpr).
 
     `print(ft.make_graph(f)(x))` shows the traced program and the program after the passes,
     one primitive per line, and its fusion groups; `.traced` and `.optimized` hold the programs,
     `.groups` the groups (each with `.ops`, `.inputs`, `.outputs`) and `.source` the generated
-    code.
+    code. With the XLA backend `.source` is the StableHLO, and `.host` (printed last) lists the
+    equations that run on the host as NumPy callbacks, each with the reason.
 
     Args:
         f: the function to trace.
         static_argnums: as in `jit`.
         static_argnames: as in `jit`.
+        backend: as in `jit`.
 
     Returns:
         A function of f's arguments returning a Graph.
@@ -256,9 +269,13 @@ def make_graph(f, *, static_argnums=(), static_argnames=()):
         ('sin', 'multiply')
     """
     check_function(f, "ft.make_graph")
-    jitted = Jitted(f, static_argnums, static_argnames, max_retraces=1 << 30, cache_size=1)
+    jitted = Jitted(f, static_argnums, static_argnames, max_retraces=1 << 30, cache_size=1,
+                    backend=backend)
 
     def graph(*args, **kwargs):
-        compiled = jitted.lower(*args, **kwargs)
-        return Graph(compiled.traced, compiled.optimized, compiled.fn.source)
+        with warnings.catch_warnings():   # the graph shows the host equations it warns of
+            warnings.filterwarnings("ignore", r"ft\.jit\(backend='xla'\)", PerformanceWarning)
+            compiled = jitted.lower(*args, **kwargs)
+        return Graph(compiled.traced, compiled.optimized, compiled.fn.source,
+                     getattr(compiled.fn, "host", ()))
     return graph

@@ -17,10 +17,12 @@ while the user's own JAX code keeps its setting. JAX is an optional dependency (
 import math
 import os
 import sys
+import warnings
 
 import numpy as np
 import optree
 
+from ..batching_rules.fallback import PerformanceWarning
 from .codegen import StaleShape
 
 from .ir import Const, Var
@@ -121,6 +123,7 @@ class XlaFunction:
         self.jax, self.program, self.single, self.on_jax = jax, program, single, on_jax
         self._direct = only_jax
         self.bodies = {}   # id of a loop's traced body -> (body, its optimized program)
+        self.host = []     # (equation, reason) per equation run on the host (a callback)
         big, self._uniform = {}, {}
         for prog in _programs(program, self.bodies):
             for eqn in prog.eqns:
@@ -147,6 +150,8 @@ class XlaFunction:
                 *specs, *big_values)
             self.compiled = self.lowered.compile()
             self.consts = [jax.device_put(v) for v in big_values]
+        if self.host:
+            _warn_host(self.host)
         self.computed = [isinstance(a, Var) for a in program.outputs]
         self.nouts = sum(self.computed)
         scalars = program.scalars or [None] * len(program.outputs)
@@ -168,6 +173,7 @@ class XlaFunction:
         consts.update(zip(big_ids, values[n:]))
         ctx = _Context(self.jax, consts, self.bodies)
         outs = lower_program(program, values[:n], ctx)
+        self.host = ctx.host
         self.nchecks, self.nguards = len(ctx.checks), len(ctx.guards)
         return ([jnp.asarray(o) for o, a in zip(outs, program.outputs) if isinstance(a, Var)]
                 + ctx.checks + ctx.guards)
@@ -308,19 +314,36 @@ def _lower_equation(ctx, eqn, ins):
     if getattr(eqn.op, "loop", None) is not None:
         return _lower_loop(ctx, eqn, [xla_layout.computed(x) for x in ins])
     name = eqn.op.name
-    lowered = name not in xla_lowerings.HOST_ONLY and not _foreign(eqn.op)
-    if lowered and name in xla_layout.LAZY:
+    reason = xla_lowerings.HOST_ONLY.get(name) or (
+        "an op defined outside the library (it has no lowering)" if _foreign(eqn.op) else None)
+    if reason is None and name in xla_layout.LAZY:
         out = xla_layout.LAZY[name](ctx, eqn, *ins, **eqn.params)
         if out is not None:
             return (out,)
     ins = [xla_layout.computed(x) for x in ins]
-    if lowered and name in xla_lowerings.LOWERINGS:
+    if reason is None and name not in xla_lowerings.LOWERINGS:
+        reason = "it has no lowering"
+    if reason is None:
         try:
             out = xla_lowerings.LOWERINGS[name](ctx, *ins, **eqn.params)
             return tuple(out) if eqn.op.multiple_results else (out,)
-        except xla_lowerings.NotLowered:
-            pass
+        except xla_lowerings.NotLowered as e:
+            reason = str(e) or "operands its lowering cannot express"
+    ctx.host.append((eqn, reason))
     return _on_host(ctx.jax, eqn, ins, ctx)
+
+
+def _warn_host(host):
+    """One PerformanceWarning naming the ops of the program that run on the host: each call
+    leaves XLA for them (a transfer each way, a Python call, and inside a loop every step)."""
+    reasons = {}
+    for eqn, reason in host:
+        reasons.setdefault(eqn.op.name, reason)
+    lines = "; ".join(f"{name}: {reason}" for name, reason in reasons.items())
+    warnings.warn(f"ft.jit(backend='xla'): {len(host)} equation(s) of the compiled program run "
+                  f"on the host as NumPy callbacks, outside XLA ({', '.join(reasons)}), and "
+                  f"cost a round trip on every call. {lines}. ft.make_graph(f, backend='xla') "
+                  "shows them.", PerformanceWarning, stacklevel=2)
 
 
 def _programs(program, bodies):
@@ -340,11 +363,13 @@ class _Context:
     `out_dtypes` and `in_types`, the equation's result dtypes and operand types (numpy_type);
     `guards` are the flags of value-dependent shapes that changed (codegen's StaleShape);
     `consts` the big constants passed as arguments (by id); `program_of(body)` a loop body's
-    optimized program. A loop body lowers with a `nested()` context of its own, whose flags
-    the loop carries out (lax/xla.py)."""
+    optimized program; `host` collects the equations that run on the host, with the reason
+    (shared with nested contexts). A loop body lowers with a `nested()` context of its own,
+    whose flags the loop carries out (lax/xla.py)."""
 
-    def __init__(self, jax, consts, bodies):
+    def __init__(self, jax, consts, bodies, host=None):
         self.jax, self.consts, self.bodies = jax, consts, bodies
+        self.host = [] if host is None else host   # (eqn, reason) of each host equation
         self.checks = []
         self.guards = []
         self.out_dtypes = []
@@ -355,7 +380,7 @@ class _Context:
         self.checks.append(flag)
 
     def nested(self):
-        return _Context(self.jax, self.consts, self.bodies)
+        return _Context(self.jax, self.consts, self.bodies, self.host)
 
     def program_of(self, body):
         return self.bodies[id(body)][1]

@@ -31,6 +31,7 @@ from jax import lax
 from ..ops.conv import window_counts, window_offsets
 from ..ops.indexing import ARRAY, build_index
 from ..ops.random import _threefry2x32_kernel
+from . import xla_conv
 
 _HIGHEST = lax.Precision.HIGHEST
 
@@ -51,12 +52,6 @@ HOST_ONLY = {
     "argpartition": "the order of each side of the partition is NumPy's introselect's own; "
                     "no XLA sort reproduces it, and a different valid order breaks equality "
                     "with the NumPy backend",
-    "solve_factors": "its factors are LAPACK getrf's packed LU and pivots (or the matrix itself "
-                     "where factoring does not pay), the format solve_factored reads; XLA's LU "
-                     "keeps another pivot convention",
-    "solve_factored": "it reads solve_factors' LAPACK factors (see solve_factors)",
-    "adjugate": "at a singular matrix it is built from the SVD, whose singular vectors' signs "
-                "are LAPACK's own; XLA's would give another (equally valid) rank-one factor",
 }
 """Ops run as their NumPy kernel through a host callback, with the reason."""
 
@@ -345,44 +340,15 @@ def _diagonal_product(ctx, eye, v, x, *, left, eye_first, transpose, x_min=None)
     return lax.cond(exact, lambda: scaled, product)
 
 
-# -- convolution and pooling (functional forms of ops/conv.py and ops/pool.py) --
-
-def _conv(ctx, x, w, *, stride, padding, dilation, groups):
-    return lax.conv_general_dilated(
-        x, w, window_strides=tuple(stride), padding=[tuple(p) for p in padding],
-        rhs_dilation=tuple(dilation), feature_group_count=groups, precision=_HIGHEST)
-
-
-def _conv_transpose(ctx, g, w, *, input_shape, stride, padding, dilation, groups):
-    shape = (g.shape[0], w.shape[1] * groups) + tuple(input_shape)
-    dtype = jnp.result_type(g, w)
-    _, pullback = jax.vjp(lambda x: _conv(ctx, x, w.astype(dtype), stride=stride,
-                                          padding=padding, dilation=dilation, groups=groups),
-                          jnp.zeros(shape, dtype))
-    try:
-        return pullback(g.astype(dtype))[0]
-    except (ValueError, TypeError):
-        # an output_padding the forward convolution cannot produce (below the dilation):
-        # NumPy's kernel, on the host
-        raise NotLowered from None
-
-
 def _argsort(ctx, x, axis=-1, kind="stable"):
     """A stable argsort; NumPy's other kinds order ties their own way (introsort's for the
     default "quicksort"), which only NumPy's kernel gives: it runs on the host."""
     if kind not in ("stable", "mergesort"):
-        raise NotLowered
+        raise NotLowered(f"argsort(kind={kind!r}) orders ties as only NumPy's kernel does")
     return jnp.argsort(x, axis=axis, stable=True)
 
 
-def _conv_weight_grad(ctx, x, g, *, kernel_shape, stride, padding, dilation, groups):
-    shape = (g.shape[1], x.shape[1] // groups) + tuple(kernel_shape)
-    dtype = jnp.result_type(x, g)
-    _, pullback = jax.vjp(lambda w: _conv(ctx, x.astype(dtype), w, stride=stride,
-                                          padding=padding, dilation=dilation, groups=groups),
-                          jnp.zeros(shape, dtype))
-    return pullback(g.astype(dtype))[0]
-
+# -- sliding windows (convolutions and pooling: xla_conv.py) --
 
 def _slices(x, axes, window, stride, dilation):
     counts = window_counts([x.shape[a] for a in axes], window, stride, dilation)
@@ -403,51 +369,6 @@ def _sliding_window_sum(ctx, ct, *, shape, axes, window, stride, dilation):
     return out
 
 
-def _pool(combine):
-    def lower(ctx, x, *, axes, window, stride, dilation):
-        x = jnp.asarray(x)
-        first, *rest = _slices(x, axes, window, stride, dilation)
-        out = x[first]
-        for index in rest:
-            out = combine(out, x[index])
-        return out
-    return lower
-
-
-def _first_max_masks(x, slices):
-    """(slice, mask) per window offset: true where that offset holds the window's first max."""
-    best = x[slices[0]]
-    for index in slices[1:]:
-        best = jnp.maximum(best, x[index])
-    taken = None
-    for index in slices:
-        hit = x[index] == best
-        if taken is None:
-            taken = hit
-        else:
-            hit = hit & ~taken
-            taken = taken | hit
-        yield index, hit
-
-
-def _pool_max_select(ctx, x, u, *, axes, window, stride, dilation):
-    x, u = jnp.asarray(x), jnp.asarray(u)
-    slices = _slices(x, axes, window, stride, dilation)
-    out = jnp.zeros(x[slices[0]].shape, u.dtype)
-    for index, hit in _first_max_masks(x, slices):
-        out = jnp.where(hit, u[index], out)
-    return out
-
-
-def _pool_max_scatter(ctx, x, g, *, axes, window, stride, dilation):
-    x, g = jnp.asarray(x), jnp.asarray(g)
-    slices = _slices(x, axes, window, stride, dilation)
-    out = jnp.zeros(x.shape, g.dtype)
-    for index, hit in _first_max_masks(x, slices):
-        out = out.at[index].add(jnp.where(hit, g, 0))
-    return out
-
-
 # -- linear algebra --
 
 def _solve_triangular(ctx, a, b, *, lower, trans, unit_diagonal):
@@ -458,6 +379,65 @@ def _solve_triangular(ctx, a, b, *, lower, trans, unit_diagonal):
     if a.size == 0 or b.size == 0:
         return jnp.zeros(batch + b.shape[-2:], dtype)
     return jsl.solve_triangular(a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+
+
+def _solve(ctx, a, b):
+    """numpy.linalg.solve; a result that is not finite is flagged, so the call re-runs on
+    NumPy, whose answer it then is (LinAlgError for an exactly singular matrix)."""
+    x = jnp.linalg.solve(a, b)
+    ctx.check(~jnp.all(jnp.isfinite(x)))
+    return x
+
+
+def _solve_factors(ctx, a):
+    """XLA's LU (packed factors and row swaps, LAPACK getrf's format) where the trace factored
+    a; where it did not (a stack, mixed precision: the int8 marker), a itself, for
+    solve_factored's plain solve. A singular matrix is flagged (NumPy raises LinAlgError)."""
+    if ctx.out_dtypes[1] == np.int8:
+        return a, jnp.zeros(a.shape[:-1], np.int8)
+    lu, piv = jsl.lu_factor(a)
+    ctx.check(jnp.any(jnp.diagonal(lu, axis1=-2, axis2=-1) == 0))
+    return lu, piv
+
+
+def _solve_factored(ctx, a, lu, piv, b, *, trans=0):
+    """op(a) x = b with solve_factors' factors: two triangular solves (lu_solve); b of more
+    than two dims is one (n, batch * k) right-hand side, as the NumPy kernel."""
+    if piv.dtype == np.int8 or jnp.result_type(a, b) != lu.dtype:
+        return _solve(ctx, a if trans == 0 else jnp.swapaxes(a, -1, -2), b)
+    if b.ndim <= 2:
+        return jsl.lu_solve((lu, piv), b, trans=trans)
+    cols = jnp.moveaxis(b, -2, 0)
+    x = jsl.lu_solve((lu, piv), cols.reshape((lu.shape[-1], -1)), trans=trans)
+    return jnp.moveaxis(x.reshape(cols.shape), 0, -2)
+
+
+def _adjugate(ctx, a):
+    """det(a) inv(a), and where a matrix is singular its SVD form (ops/linalg.py's kernel):
+    adj = det(U) det(Vh) Vh^H diag(products of all singular values but one) U^H, which does
+    not depend on the singular vectors' signs or phases (each pair's flips cancel), so XLA's
+    SVD gives NumPy's adjugate. The SVD runs only when some matrix is singular (lax.cond)."""
+    a = a if jnp.issubdtype(a.dtype, jnp.inexact) else a.astype(np.float64)
+    n = a.shape[-1]
+    sign, logdet = jnp.linalg.slogdet(a)
+    singular = (sign == 0)[..., None, None]
+    eye = jnp.eye(n, dtype=a.dtype)
+    regular = (sign * jnp.exp(logdet))[..., None, None] * jnp.linalg.inv(
+        jnp.where(singular, eye, a))
+
+    def through_svd():
+        u, s, vh = jnp.linalg.svd(a)
+        ones = jnp.ones(s.shape[:-1] + (1,), s.dtype)
+        before = jnp.cumprod(jnp.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+        after = jnp.cumprod(jnp.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+        unit = jnp.linalg.det(u) * jnp.linalg.det(vh)
+        vs = jnp.conj(jnp.swapaxes(vh, -1, -2)) * (before * after)[..., None, :].astype(a.dtype)
+        adj = unit[..., None, None] * jnp.matmul(vs, jnp.conj(jnp.swapaxes(u, -1, -2)),
+                                                 precision=_HIGHEST)
+        return jnp.where(singular, adj.astype(a.dtype), regular)
+    if a.size == 0:
+        return regular
+    return lax.cond(jnp.any(singular), through_svd, lambda: regular)
 
 
 def _lu_factor(ctx, a):
@@ -535,20 +515,23 @@ LOWERINGS.update({
     "identity_product": _identity_product,
     "diagonal_product": _diagonal_product,
     "unstack": lambda ctx, x, axis=0: tuple(jnp.moveaxis(x, axis, 0)),
+    "split": lambda ctx, x, points, axis=0: tuple(
+        jnp.asarray(x)[(slice(None),) * axis + (slice(lo, hi),)]
+        for lo, hi in zip(points[:-1], points[1:])),
     # convolution and pooling
-    "conv": _conv,
-    "conv_transpose": _conv_transpose,
-    "conv_weight_grad": _conv_weight_grad,
+    "conv": xla_conv.conv,
+    "conv_transpose": xla_conv.conv_transpose,
+    "conv_weight_grad": xla_conv.conv_weight_grad,
     "sliding_window": _sliding_window,
     "sliding_window_sum": _sliding_window_sum,
-    "pool_sum": _pool(jnp.add),
-    "pool_max": _pool(jnp.maximum),
-    "pool_max_select": _pool_max_select,
-    "pool_max_scatter": _pool_max_scatter,
+    "pool_sum": xla_conv.pool_sum,
+    "pool_max": xla_conv.pool_max,
+    "pool_max_select": xla_conv.pool_max_select,
+    "pool_max_scatter": xla_conv.pool_max_scatter,
     # linear algebra
     "matmul": lambda ctx, a, b: jnp.matmul(*_promote(a, b), precision=_HIGHEST),
     "einsum": _einsum,
-    "solve": lambda ctx, a, b: jnp.linalg.solve(a, b),
+    "solve": _solve,
     "inv": lambda ctx, a: jnp.linalg.inv(a),
     "pinv": lambda ctx, a, rcond: jnp.linalg.pinv(a, rtol=rcond),
     "det": lambda ctx, a: jnp.linalg.det(a),
@@ -564,6 +547,9 @@ LOWERINGS.update({
     "eigvals": lambda ctx, a: jnp.linalg.eigvals(a),
     "solve_triangular": _solve_triangular,
     "lu_factor": _lu_factor,
+    "solve_factors": _solve_factors,
+    "solve_factored": _solve_factored,
+    "adjugate": _adjugate,
     "pivots_to_permutation": _pivots_to_permutation,
     "expm": lambda ctx, a: jsl.expm(a),
     # FFT

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..numpy._util import dtype_of, shape
-from ..ops import elementwise as ew, linalg as la, linalg_factored as lf
+from ..ops import elementwise as ew, linalg as la, linalg_factored as lf, scipy_linalg as sla
 from .jvp_helpers import add_tangents, def_multilinear, fit
 
 def_multilinear(la.matmul)
@@ -168,12 +168,15 @@ def _mH(a):
 
 @la.cholesky.def_jvp
 def cholesky_jvp(primals, tangents):
-    """dL = L phi(L^-1 dA L^-H), phi taking the lower triangle with a halved diagonal."""
+    """dL = L phi(L^-1 dA L^-H), phi taking the lower triangle with a halved diagonal; both
+    inverses are triangular solves with L (no second factorization)."""
     a, = primals
     ta, = tangents
     low = la.cholesky(a)
     sym = _hermitian_from(ta, lower=True)
-    inner = _mH(la.solve(low, _mH(la.solve(low, sym))))       # L^-1 dA L^-H
+    y = sla.solve_triangular(low, sym, lower=True, trans=0, unit_diagonal=False)   # L^-1 dA
+    inner = _mH(sla.solve_triangular(low, _mH(y), lower=True, trans=0,              # y L^-H
+                                     unit_diagonal=False))
     n = shape(a)[-1]
     lower = fnp.tril(fnp.ones((n, n), dtype=inner.dtype, like=inner))
     phi = ew.multiply(inner, lower - 0.5 * fnp.eye(n, dtype=inner.dtype, like=inner))

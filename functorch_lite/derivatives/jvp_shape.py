@@ -7,6 +7,14 @@ for _op in (sh.reshape, sh.transpose, sh.broadcast_to, sh.diagonal, sh.roll, sh.
 def_variadic_linear(sh.concatenate)
 
 
+@sh.split.def_jvp
+def split_jvp(primals, tangents, points, axis=0):
+    """Linear: the pieces of the tangent."""
+    t, = tangents
+    out = sh.split(primals[0], points=points, axis=axis)
+    return out, None if t is None else sh.split(t, points=points, axis=axis)
+
+
 @sh.unstack.def_jvp
 def unstack_jvp(primals, tangents, axis=0):
     """Linear: the slices of the tangent."""

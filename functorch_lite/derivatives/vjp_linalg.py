@@ -12,7 +12,8 @@ import string
 import numpy as np
 
 from .. import numpy as fnp
-from ..ops import elementwise as ew, linalg as la, linalg_factored as lf, shape as sh
+from ..ops import (elementwise as ew, linalg as la, linalg_factored as lf,
+                   scipy_linalg as sla, shape as sh)
 from .jvp_linalg import safe_matrix
 from .vjp_helpers import defvjp, shape_of
 
@@ -214,12 +215,15 @@ def _phi(x):
 
 
 def _cholesky_vjp(g, out, a):
-    """Ā = herm(L⁻ᵀ Φ(Lᵀ L̄) conj(L⁻¹)): the transpose of dL = L Φ(L⁻¹ dA L⁻ᴴ)."""
+    """Ā = herm(L⁻ᵀ Φ(Lᵀ L̄) conj(L⁻¹)): the transpose of dL = L Φ(L⁻¹ dA L⁻ᴴ) (Murray 2016,
+    "Differentiation of the Cholesky decomposition"). Both inverses are triangular solves with
+    the factor itself: no LU of L (a second factorization, and beside triangular solves the
+    batched getrf that deadlocks jaxlib's CPU thread pool)."""
     L = out
     p = _phi(la.matmul(mT(L), g))
-    x = la.solve(mT(L), p)                     # L⁻ᵀ Φ
-    lh = ew.conj(mT(L)) if L.dtype.kind == "c" else mT(L)
-    x = mT(la.solve(lh, mT(x)))                # (L⁻ᵀ Φ) conj(L⁻¹)
+    x = sla.solve_triangular(L, p, lower=True, trans=1, unit_diagonal=False)     # L⁻ᵀ Φ
+    x = mT(sla.solve_triangular(L, mT(x), lower=True, trans=2,                  # x conj(L⁻¹)
+                                unit_diagonal=False))
     return _herm(x)
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import numpy as fnp
-from ..ops import shape as sh
+from ..ops import elementwise as ew, shape as sh
 from ..numpy._util import xp_of
 from ..ops.indexing import ARRAY, scatter
 from .vjp_helpers import defvjp, shape_of
@@ -37,6 +37,28 @@ def _concatenate_vjp(g, xs, out, needed=None, *, axis=0):
 
 
 _concatenate_vjp.takes_needed = True
+
+
+def _split_vjp(ct, primals, out, points, axis=0):
+    """The pieces' cotangents concatenated back, zeros for those that got none; pieces that
+    do not tile the axis (split points out of order overlap, as NumPy's slices do) each padded
+    back into place and added."""
+    x, = primals
+    n = shape_of(x)[axis]
+    bounds = [slice(lo, hi).indices(n)[:2] for lo, hi in zip(points[:-1], points[1:])]
+    parts = [fnp.zeros(shape_of(o), dtype=x.dtype, like=x) if c is None else c
+             for c, o in zip(ct, out)]
+    tiles = bounds[0][0] == 0 and bounds[-1][1] == n and all(
+        b[0] == a[1] and b[1] >= b[0] for a, b in zip(bounds, bounds[1:]))
+    if tiles:
+        return (sh.concatenate(*parts, axis=axis) if len(parts) > 1 else parts[0],)
+    total = None
+    for part, (lo, hi) in zip(parts, bounds):
+        width = [(0, 0)] * len(shape_of(x))
+        width[axis] = (lo, n - lo - shape_of(part)[axis])
+        placed = sh.pad(part, pad_width=tuple(width))
+        total = placed if total is None else ew.add(total, placed)
+    return (total,)
 
 
 def _unstack_vjp(ct, primals, out, axis=0):
@@ -85,6 +107,7 @@ defvjp(sh.copy, lambda g, o, x, order="K": g)
 defvjp(sh.broadcast_to, lambda g, o, x, shape: g)  # summed down by reverse mode
 sh.concatenate.def_vjp(_concatenate_vjp)
 sh.unstack.def_vjp(_unstack_vjp)
+sh.split.def_vjp(_split_vjp)
 defvjp(sh.pad, _pad_vjp)
 defvjp(sh.diagonal, _diagonal_vjp)
 defvjp(sh.roll, _roll_vjp)

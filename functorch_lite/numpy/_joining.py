@@ -3,7 +3,6 @@ over the shape primitives."""
 import numpy as np
 
 from ..ops import elementwise as ew, shape as sh
-from ._indexing import getitem
 from ._util import as_operand, ndim, normalize_axis, shape
 from ._shape import expand_dims, ravel, reshape
 
@@ -193,8 +192,7 @@ def array_split(ary, indices_or_sections, axis=0):
     axis = normalize_axis(axis, ndim(ary))
     n = shape(ary)[axis]
     points = _split_points(n, indices_or_sections, strict=False)
-    lead = (slice(None),) * axis
-    return [getitem(ary, lead + (slice(lo, hi),)) for lo, hi in zip(points[:-1], points[1:])]
+    return list(sh.split(ary, points=tuple(int(p) for p in points), axis=axis))
 
 
 def split(ary, indices_or_sections, axis=0):

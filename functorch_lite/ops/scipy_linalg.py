@@ -2,6 +2,8 @@
 as scipy.linalg.lu_factor), the permutation its pivots describe, and the matrix exponential.
 Kernels call scipy.linalg on NumPy arrays and cupyx.scipy.linalg on CuPy arrays; both take
 stacks of matrices (leading dims are a batch)."""
+import numpy as np
+
 from .. import backend
 from ..dispatch import defop
 from .special import scipy_module
@@ -55,13 +57,39 @@ def _solve_triangular_kernel(xp, a, b, *, lower, trans, unit_diagonal):
     b = xp.broadcast_to(b, batch + b.shape[-2:])
     if a.size == 0 or b.size == 0:  # SciPy refuses empty stacks
         return xp.zeros(batch + b.shape[-2:], _float_dtype(xp, a, b))
+    if backend.is_host(xp) and (batch or not _has_scipy()):
+        return _solve_triangle(xp, a, b, lower, trans, unit_diagonal)
     solve = linalg_module(xp).solve_triangular
-    if not batch or backend.is_host(xp):
+    if not batch:
         return solve(a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
     n, k = b.shape[-2:]
     outs = [solve(m, r, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
             for m, r in zip(a.reshape((-1, n, n)), b.reshape((-1, n, k)))]
     return xp.stack(outs).reshape(batch + (n, k))
+
+
+def _solve_triangle(xp, a, b, lower, trans, unit_diagonal):
+    """The solve with the triangle of a as a general solve: NumPy solves a stack in one C
+    loop where SciPy's solve_triangular loops over the matrices in Python (a thousand 5 x 5
+    triangles: 20 ms against a second), and it is the path without SciPy (the core needs
+    only NumPy)."""
+    t = xp.tril(a) if lower else xp.triu(a)
+    if unit_diagonal:
+        n = a.shape[-1]
+        t = xp.where(xp.eye(n, dtype=bool), xp.ones((), t.dtype), t)
+    if trans:
+        t = xp.swapaxes(t, -1, -2)
+        t = xp.conj(t) if trans == 2 else t
+    dtype = _float_dtype(xp, a, b)
+    return xp.linalg.solve(t.astype(dtype, copy=False), b.astype(dtype, copy=False))
+
+
+def _has_scipy():
+    try:
+        linalg_module(np)
+    except ImportError:
+        return False
+    return True
 
 
 solve_triangular = defop(

@@ -72,6 +72,13 @@ copy = defop("copy", lambda xp, x, order="K": xp.array(x, copy=True, order=order
     choice): ft.jit's program makes the copy eager code makes (a transposed argument that
     `x.copy()` makes C-contiguous is summed row by row there too).""")
 roll = defop("roll", lambda xp, x, shift, axis=None: xp.roll(x, shift, axis))
+split = defop("split", lambda xp, x, points, axis=0: tuple(
+                  x[(slice(None),) * axis + (slice(lo, hi),)]
+                  for lo, hi in zip(points[:-1], points[1:])),
+              multiple_results=True,
+              doc="The pieces of x between consecutive `points` (0 first, the axis' length "
+                  "last) along `axis` (non-negative), views. One op for all the pieces, so "
+                  "their cotangents join by one concatenation, not a scatter-add per piece.")
 unstack = defop("unstack", lambda xp, x, axis=0: tuple(xp.moveaxis(x, axis, 0)),
                 multiple_results=True, numpy_impl=getattr(np, "unstack", None),  # NumPy >= 2.1
                 doc="The slices of x along `axis` (non-negative), a tuple of views.")

@@ -63,7 +63,9 @@ SHAPE = [
     _op("unstack", lambda r: [S(_a(r, 3, 2)), S(_a(r, 2, 3), axis=1), S(_a(r, 2, 3, 4), axis=-1),
                               S(_a(r, 4)), S(_a(r, 2, 0)), S(_a(r, 2, 3, dtype=F32), axis=1)]),
     _op("array_split", lambda r: [S(_a(r, 7), 3), S(_a(r, 2, 5), [1, 3], axis=-1),
-                                  S(_a(r, 3, 2), 2), S(_a(r, 5, dtype=F32), 2)]),
+                                  S(_a(r, 3, 2), 2), S(_a(r, 5, dtype=F32), 2),
+                                  # out of order and negative: NumPy's overlapping slices
+                                  S(_a(r, 7, 2), [4, 2, -1])]),
     _op("flip", lambda r: [S(_a(r, 2, 3)), S(_a(r, 2, 3), 0), S(_a(r, 2, 3, 4), (0, 2)),
                            S(_a(r)), S(_a(r, 3, dtype=F32), axis=-1)]),
     _op("roll", lambda r: [S(_a(r, 5), 2), S(_a(r, 2, 3), 1, axis=1),
