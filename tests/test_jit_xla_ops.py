@@ -53,7 +53,8 @@ def test_jit_op_on_xla(info, sample):
 @pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
 def test_jit_compositions_on_xla(info):
     """jit of vmap(grad), jvp, hessian and grad(grad(sum)) on XLA == on NumPy (the first float64
-    sample: each XLA compile costs a tenth of a second, test_jit_ops.py covers the rest)."""
+    sample: each XLA compile costs a tenth of a second, test_jit_ops.py covers the rest; the four
+    compositions are one jitted program, one compile)."""
     if info.skip_reason("test_jit_compositions"):
         pytest.skip(info.skip_reason("test_jit_compositions"))
     rng = np.random.default_rng(1)
@@ -61,14 +62,13 @@ def test_jit_compositions_on_xla(info):
         g, x = flat_scalar_function(info, sample, rng)
         t = rng.standard_normal(x.shape)
         xs = x + 0.01 * rng.standard_normal((3,) + x.shape)
-        cases = {
-            "vmap(grad)": (ft.vmap(ft.grad(g)), (xs,)),
-            "jvp": (lambda x, t: ft.jvp(g, (x,), (t,)), (x, t)),
-            "hessian": (ft.hessian(g), (x,)),
-            "grad(grad(sum))": (ft.grad(lambda x: ft.grad(g)(x).sum()), (x,)),
-        }
-        for name, (fn, args) in cases.items():
-            on_xla = ft.jit(fn, backend="xla")
-            on_xla(*args)
-            assert_backends_agree(on_xla(*args), ft.jit(fn, backend="numpy")(*args),
-                                  f"{info.name}/{sample.name}: jit({name})")
+
+        def compositions(x, xs, t):
+            return {"vmap(grad)": ft.vmap(ft.grad(g))(xs), "jvp": ft.jvp(g, (x,), (t,)),
+                    "hessian": ft.hessian(g)(x),
+                    "grad(grad(sum))": ft.grad(lambda x: ft.grad(g)(x).sum())(x)}
+        on_xla = ft.jit(compositions, backend="xla")
+        on_xla(x, xs, t)
+        got, want = on_xla(x, xs, t), ft.jit(compositions, backend="numpy")(x, xs, t)
+        for name in want:
+            assert_backends_agree(got[name], want[name], f"{info.name}/{sample.name}: jit({name})")
