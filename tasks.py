@@ -31,7 +31,9 @@ def main(argv):
         return subprocess.call([PY, os.path.join("examples", "dp_sgd_cnn.py")], cwd=ROOT)
     if what == "test":
         setup(["test", "examples"])
-        return subprocess.call([PY, "-m", "pytest", "-n", "auto", *argv[2:]], cwd=ROOT)
+        # worksteal: an idle worker takes tests queued for a busy one (the slow ones end the run)
+        return subprocess.call([PY, "-m", "pytest", "-n", "auto", "--dist", "worksteal", *argv[2:]],
+                               cwd=ROOT)
     if what == "docs":
         setup(["docs"])
         command = "serve" if "--serve" in argv[2:] else "build"

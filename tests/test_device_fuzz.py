@@ -3,7 +3,7 @@ transforms (fuzz_programs.py) runs on device arrays, every level and the top one
 jvp and vjp, and must give device arrays equal to the NumPy run (which test_fuzz_compositions.py
 checks against loops and finite differences).
 
-FT_DEVICE_FUZZ_EXAMPLES examples (default 300, under 10 s on device_sim; derandomized under CI
+FT_DEVICE_FUZZ_EXAMPLES examples (default 100, about 20 CPU-seconds; derandomized under CI
 like every hypothesis test). For a long run, `benchmarks/fuzz_compositions.py --device
 --examples 10000`.
 """
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fuzz_programs import Case, HypothesisDraw
 
-EXAMPLES = int(os.environ.get("FT_DEVICE_FUZZ_EXAMPLES", "300"))
+EXAMPLES = int(os.environ.get("FT_DEVICE_FUZZ_EXAMPLES", "100"))
 
 
 @settings(max_examples=EXAMPLES, deadline=None,

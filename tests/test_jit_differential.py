@@ -3,8 +3,8 @@ of transforms, each run eagerly and jitted over a sequence of calls (new values,
 array changed in place, static arguments that hash equal, Python scalars of every kind, two
 dtypes), compared bit for bit, with no output sharing memory with an argument or another output.
 
-The suite runs FT_JIT_FUZZ_EXAMPLES examples (default 150; derandomized under CI like every
-hypothesis test). `benchmarks/fuzz_jit.py --examples 20000` is the long run.
+The suite runs FT_JIT_FUZZ_EXAMPLES examples (default 80, about 20 CPU-seconds; derandomized
+under CI like every hypothesis test). `benchmarks/fuzz_jit.py --examples 20000` is the long run.
 """
 import os
 import warnings
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from fuzz_programs import HypothesisDraw
 from jit_differential import JitCase
 
-EXAMPLES = int(os.environ.get("FT_JIT_FUZZ_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("FT_JIT_FUZZ_EXAMPLES", "80"))
 
 
 @settings(max_examples=EXAMPLES, deadline=None,

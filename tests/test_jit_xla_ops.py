@@ -8,7 +8,8 @@ import pytest
 import functorch_lite as ft
 from functorch_lite.ops import BUILTIN_OPS
 from functorch_lite.testing.checks import assert_matches_reference
-from test_jit_ops import DIFF_OPS, _cases
+from functorch_lite.testing.samples import OP_DB
+from test_jit_ops import DIFF_OPS
 from test_compositions import f64_samples, flat_scalar_function
 from test_jit_ops import _same_layout_copy
 from xla_checks import assert_backends_agree
@@ -27,11 +28,9 @@ def test_every_builtin_op_has_a_lowering_or_a_reason():
     assert all(isinstance(r, str) and len(r) > 20 for r in HOST_ONLY.values())
 
 
-@pytest.mark.parametrize("info, sample", _cases(lambda i: not i.creation))
-def test_jit_op_on_xla(info, sample):
-    """jit(op, backend="xla") == the reference, == the NumPy backend, on replays too."""
-    if info.skip_reason("test_kernel", sample.name):
-        pytest.skip(info.skip_reason("test_kernel", sample.name))
+def _check_sample_on_xla(info, sample):
+    """jit(op, backend="xla") on one sample == the reference, == the NumPy backend, on replays
+    too; a sample the tracer refuses is refused on XLA as well."""
     leaves = sample.leaves()
     fn = lambda *xs: sample.call(info.fn, list(xs))  # noqa: E731
     on_numpy, on_xla = ft.jit(fn, backend="numpy"), ft.jit(fn, backend="xla")
@@ -40,7 +39,7 @@ def test_jit_op_on_xla(info, sample):
     except ft.TracerConversionError:
         with pytest.raises(ft.TracerConversionError, match="static_argnums"):
             on_xla(*leaves)
-        return
+        return False
     on_xla(*leaves)   # the tracing call (NumPy kernels); the replays below run XLA's program
     for _ in range(2):
         got = on_xla(*[_same_layout_copy(x) for x in leaves])
@@ -48,12 +47,72 @@ def test_jit_op_on_xla(info, sample):
         assert_backends_agree(got, on_numpy(*[_same_layout_copy(x) for x in leaves]),
                               f"{info.name}[{sample.name}]")
     assert on_xla.traces == 1
+    return True
+
+
+def _check_together_on_xla(info, samples):
+    """_check_sample_on_xla for many samples at once: one program calling the op on each
+    sample's own leaves, so one XLA compile."""
+    sizes = [len(s.leaves()) for s in samples]
+
+    def program(*leaves):
+        outs, start = [], 0
+        for sample, n in zip(samples, sizes):
+            outs.append(sample.call(info.fn, list(leaves[start:start + n])))
+            start += n
+        return outs
+    leaves = [x for s in samples for x in s.leaves()]
+    on_numpy, on_xla = ft.jit(program, backend="numpy"), ft.jit(program, backend="xla")
+    on_xla(*leaves)
+    for _ in range(2):
+        got = on_xla(*[_same_layout_copy(x) for x in leaves])
+        want = on_numpy(*[_same_layout_copy(x) for x in leaves])
+        for sample, g, w in zip(samples, got, want, strict=True):
+            assert_matches_reference(info, sample, g)
+            assert_backends_agree(g, w, f"{info.name}[{sample.name}]")
+    assert on_xla.traces == 1
+
+
+@pytest.mark.parametrize("info", [i for i in OP_DB if not i.creation], ids=lambda i: i.name)
+def test_jit_op_on_xla(info):
+    """Every sample of the op jitted on XLA == the reference, == the NumPy backend, on replays
+    too. The samples the tracer takes run as one program (an XLA compile per op, not per sample:
+    a quarter less time); when that fails, they run one by one to name the sample."""
+    samples = [s for s in info.samples(np.random.default_rng(0))
+               if not info.skip_reason("test_kernel", s.name)]
+    if not samples:
+        pytest.skip(info.skip_reason("test_kernel"))
+    together = []
+    for sample in samples:
+        if not info.check_values:   # values undefined (empty): one program's garbage is not
+            _check_sample_on_xla(info, sample)   # another's, each sample alone as before
+        elif _traces(lambda *xs, s=sample: s.call(info.fn, list(xs)), sample.leaves()):
+            together.append(sample)
+        else:
+            assert not _check_sample_on_xla(info, sample)   # refused on XLA too
+    if together:
+        try:
+            _check_together_on_xla(info, together)
+        except Exception:
+            for sample in together:
+                _check_sample_on_xla(info, sample)
+            raise   # each sample passes alone: the program of all of them is what fails
+
+
+def _traces(fn, leaves):
+    """Whether ft.jit traces fn (no value-dependent Python, which the tracer refuses)."""
+    try:
+        ft.jit(fn, backend="numpy")(*leaves)
+    except ft.TracerConversionError:
+        return False
+    return True
 
 
 @pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
 def test_jit_compositions_on_xla(info):
     """jit of vmap(grad), jvp, hessian and grad(grad(sum)) on XLA == on NumPy (the first float64
-    sample: each XLA compile costs a tenth of a second, test_jit_ops.py covers the rest)."""
+    sample: each XLA compile costs a tenth of a second, test_jit_ops.py covers the rest; the four
+    compositions are one jitted program, one compile)."""
     if info.skip_reason("test_jit_compositions"):
         pytest.skip(info.skip_reason("test_jit_compositions"))
     rng = np.random.default_rng(1)
@@ -61,14 +120,13 @@ def test_jit_compositions_on_xla(info):
         g, x = flat_scalar_function(info, sample, rng)
         t = rng.standard_normal(x.shape)
         xs = x + 0.01 * rng.standard_normal((3,) + x.shape)
-        cases = {
-            "vmap(grad)": (ft.vmap(ft.grad(g)), (xs,)),
-            "jvp": (lambda x, t: ft.jvp(g, (x,), (t,)), (x, t)),
-            "hessian": (ft.hessian(g), (x,)),
-            "grad(grad(sum))": (ft.grad(lambda x: ft.grad(g)(x).sum()), (x,)),
-        }
-        for name, (fn, args) in cases.items():
-            on_xla = ft.jit(fn, backend="xla")
-            on_xla(*args)
-            assert_backends_agree(on_xla(*args), ft.jit(fn, backend="numpy")(*args),
-                                  f"{info.name}/{sample.name}: jit({name})")
+
+        def compositions(x, xs, t):
+            return {"vmap(grad)": ft.vmap(ft.grad(g))(xs), "jvp": ft.jvp(g, (x,), (t,)),
+                    "hessian": ft.hessian(g)(x),
+                    "grad(grad(sum))": ft.grad(lambda x: ft.grad(g)(x).sum())(x)}
+        on_xla = ft.jit(compositions, backend="xla")
+        on_xla(x, xs, t)
+        got, want = on_xla(x, xs, t), ft.jit(compositions, backend="numpy")(x, xs, t)
+        for name in want:
+            assert_backends_agree(got[name], want[name], f"{info.name}/{sample.name}: jit({name})")
