@@ -838,3 +838,21 @@ def test_jit_takes_numpy_labels_beside_device_arrays(dxp):
     jitted = ft.jit(per_example)
     for _ in range(2):
         _check(dxp, jitted(params, x, y), want, "jit with numpy labels")
+
+
+def test_sort_derivatives_at_ties_take_numpys_order_on_the_device(dxp):
+    """Sort's rules route derivatives by the stable order at ties; the device's sort is stable
+    too (CuPy's always is), so the first and second derivatives equal NumPy's there."""
+    x = np.array([[-1.0, -1.0], [-1.0, 0.0]])
+    w0 = np.random.default_rng(0).standard_normal((8, 1))
+    w1 = np.random.default_rng(1).standard_normal((2, 2))
+
+    def f(x, w0):
+        y = fnp.reshape(fnp.broadcast_to(fnp.arctan(x), (2,) + x.shape), (-1, 1))
+        return fnp.sum(w0 * fnp.abs(fnp.sort(y, axis=0)))
+
+    def second(x, w0, w1):
+        return ft.grad(lambda x: fnp.sum(w1 * ft.grad(f)(x, w0)))(x)
+    on_device = [dxp.asarray(a) for a in (x, w0, w1)]
+    assert_close(ft.grad(f)(*on_device[:2]), ft.grad(f)(x, w0))
+    assert_close(second(*on_device), second(x, w0, w1))

@@ -39,6 +39,8 @@ and CuPy 14's own refusals and conventions, each read from CuPy's source:
 - transcendental ufuncs (exp, log, log1p, sin, cos, tanh, ...) round as CUDA's libm does, not as
   NumPy's: here an ulp up where the input's last bit is set, so a result that must be bitwise
   equal to NumPy's cannot come from them.
+- `sort` and `argsort` are stable whatever `kind` says (CuPy sorts with thrust's stable
+  radix sort, cupy/cuda/cupy_thrust.cu), where NumPy's default kind may reorder ties.
 
 So a kernel that builds a constant with `numpy`, takes a host round trip, calls a function CuPy
 does not have, or calls one as CuPy refuses, fails here as it would on a GPU. `register()`
@@ -404,6 +406,16 @@ def where(condition, x=None, y=None):
     if not hasattr(condition, "astype"):
         raise AttributeError(f"'{type(condition).__name__}' object has no attribute 'astype'")
     return _wrap(np.where(*_unwrap((condition, x, y))))
+
+
+def argsort(a, axis=-1, kind=None):
+    """cupy.argsort: stable, whatever the kind (ties keep their order)."""
+    return _wrap(np.argsort(_unwrap(a), axis=axis, kind="stable"))
+
+
+def sort(a, axis=-1, kind=None):
+    """cupy.sort: stable, whatever the kind."""
+    return _wrap(np.sort(_unwrap(a), axis=axis, kind="stable"))
 
 
 def _device_attr(attr):
