@@ -133,6 +133,19 @@ def test_integer_division_by_zero_and_its_edges_are_numpys(dtype):
         assert_backends_agree(got, want, f"{name} of {np.dtype(dtype).name}")
 
 
+@pytest.mark.parametrize("dtype", INTEGERS, ids=lambda d: np.dtype(d).name)
+def test_abs_of_a_wrapped_product_is_numpys(dtype):
+    """abs(a * a) of integers that wrap: XLA's simplifier drops the abs of a square (jax.jit
+    gives int8 26 * 26 = -92 for abs(26 * 26); NumPy 92), and sqrt of it was NaN on XLA (the
+    XLA differential fuzz found it)."""
+    x = np.concatenate([edges(dtype), np.array([26, 100, 127], dtype)])
+    programs = {"abs(a * a)": lambda a: np.abs(a * a),
+                "sqrt(abs(a * a))": lambda a: np.sqrt(np.abs(a * a) * 1.0),
+                "abs(a)": np.abs, "abs(-a)": lambda a: np.abs(-a)}
+    for name, f in programs.items():
+        assert_same(compiled(f, x), numpy_of(f, x), f"{name} of {np.dtype(dtype).name}")
+
+
 def test_float_floor_divide_and_remainder_are_numpys_bit_for_bit():
     """A zero quotient has the sign of x / y and a zero remainder the sign of y, as NumPy's
     (jax.numpy's -1.0 // -3.0 is -0.0 and 3.0 % -3.0 is 0.0: 1 / that is the other infinity)."""

@@ -148,8 +148,18 @@ def _reciprocal(ctx, x):
     return jnp.where(x == 0, at_zero, jnp.where(unit, x, 0))
 
 
+def _abs(ctx, x):
+    """A signed integer's abs as (x ^ s) - s with s its sign bits: XLA's simplifier rewrites
+    abs(a * a) to a * a, which is wrong once the product wraps (int8 26 * 26 is -92, whose abs
+    is 92); it does not see through the bit form."""
+    if not jnp.issubdtype(x.dtype, jnp.signedinteger):
+        return jnp.abs(x)
+    s = lax.shift_right_arithmetic(x, jnp.asarray(8 * x.dtype.itemsize - 1, x.dtype))
+    return (x ^ s) - s
+
+
 _NUMPY_RULES = {"floor_divide": _floor_divide, "remainder": _remainder, "power": _power,
-                "reciprocal": _reciprocal}
+                "reciprocal": _reciprocal, "abs": _abs}
 """Lowerings of ufuncs whose jax.numpy function differs from NumPy's at the edges: integer
 results XLA leaves undefined or defines otherwise (division by zero), jax.numpy's integer
 power, the sign of a float zero."""
