@@ -5,7 +5,6 @@ number never lags behind an edit; an installed wheel reads the metadata pip wrot
 """
 import pathlib
 import re
-from importlib import metadata
 
 
 def _version():
@@ -14,6 +13,7 @@ def _version():
         text = pyproject.read_text()
         if re.search(r'^name = "functorch-lite"$', text, re.M):
             return re.search(r'^version = "([^"]+)"$', text, re.M).group(1)
+    from importlib import metadata   # an installed wheel only: importing it costs 0.1 s
     try:
         return metadata.version("functorch-lite")
     except metadata.PackageNotFoundError:    # imported from a copy of the sources alone

@@ -155,6 +155,20 @@ def _numpy_function(name):
     return fn if callable(fn) and not isinstance(fn, type) else None
 
 
+def scipy_stats_ref(*path):
+    """scipy.stats.<path...> as a reference that imports scipy.stats on its first call:
+    importing it costs seconds, which every process that builds the database (each test
+    worker, at collection) would pay without calling it."""
+    def ref(*args, **kwargs):
+        import scipy.stats
+        fn = scipy.stats
+        for name in path:
+            fn = getattr(fn, name)
+        return fn(*args, **kwargs)
+    ref.__name__ = ".".join(("scipy.stats",) + path)
+    return ref
+
+
 def unique_names(samples):
     """Make sample names unique within a list (suffix #2, #3, ...), keeping their order."""
     seen = {}

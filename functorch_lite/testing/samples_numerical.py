@@ -6,11 +6,10 @@ SciPy."""
 import numpy as np
 
 from .. import numpy as fnp
-from .samples_base import F32, F64, POSITIVE, REAL, OpInfo, S, array, spd, unary
+from .samples_base import F32, F64, POSITIVE, REAL, OpInfo, S, array, scipy_stats_ref, spd, unary
 
 try:
     import scipy.special as scipy_special
-    import scipy.stats as scipy_stats
 except ImportError:                                   # pragma: no cover
     scipy_special = None
 
@@ -219,7 +218,7 @@ UNIT_INTERIOR = type(REAL)(lambda rng, shape: rng.uniform(0.1, 0.9, shape), 0.5,
 def _stats(name, method, samples, **kw):
     from ..scipy import stats
     dist = getattr(stats, name)
-    ref = getattr(getattr(scipy_stats, name), method)
+    ref = scipy_stats_ref(name, method)
     return OpInfo(f"scipy.stats.{name}.{method}", getattr(dist, method), _in_input_dtype(ref),
                   samples, rtol={F32: 1e-4}, **kw)
 

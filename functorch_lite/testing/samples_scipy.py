@@ -4,12 +4,11 @@ no entries (the functions need it anyway)."""
 import numpy as np
 
 from .samples_base import (F32, F64, NONZERO, POSITIVE, REAL, UNIT, Domain, OpInfo, S, array,
-                           reduction, spd, unary, well_conditioned)
+                           reduction, scipy_stats_ref, spd, unary, well_conditioned)
 
 try:
     import scipy.linalg as scipy_linalg
     import scipy.special as scipy_special
-    import scipy.stats as scipy_stats
 except ImportError:                                   # pragma: no cover
     scipy_special = None
 
@@ -202,13 +201,14 @@ def _in_input_dtype(ref):
 def _stats_entries():
     from ..scipy import stats
     entries = [OpInfo(f"scipy.stats.norm.{name}", getattr(stats.norm, name),
-                      _in_input_dtype(getattr(scipy_stats.norm, name)),
+                      _in_input_dtype(scipy_stats_ref("norm", name)),
                       _norm(PROBABILITY if name == "ppf" else REAL), rtol={F32: 1e-5})
                for name in ["logpdf", "pdf", "cdf", "logcdf", "sf", "ppf"]]
     entries.append(OpInfo("scipy.stats.multivariate_normal.logpdf",
                           lambda x, m, c: stats.multivariate_normal.logpdf(x, m, _sym(c)),
                           _in_input_dtype(lambda x, m, c:
-                                          scipy_stats.multivariate_normal.logpdf(x, m, _sym(c))),
+                                          scipy_stats_ref("multivariate_normal", "logpdf")(
+                                              x, m, _sym(c))),
                           _mvn, rtol={F32: 1e-4}))
     return entries
 

@@ -1,0 +1,55 @@
+"""One test item per op, every sample checked inside it: the per-op tests' parametrization.
+
+A parametrization per (op, sample) made some 31,000 items of the generic tests, and the items
+themselves cost more than many of the checks: pytest-xdist's controller spends about 4 ms per
+item on a 2-core machine (10,000 trivial items: 44 s under `-n 2`, 11 s without xdist), and
+each worker collects every item. `check_samples` runs one check over all of an op's samples and
+reports every failing sample (op, sample name, error) in one AssertionError, so a failure names
+what a per-sample item named, and one failing sample does not hide the others.
+"""
+import pytest
+
+from functorch_lite.testing.samples import OP_DB
+
+
+def op_params(predicate=lambda info: True):
+    """pytest params of the OP_DB entries that satisfy `predicate`, with the op's name as id."""
+    return [pytest.param(info, id=info.name) for info in OP_DB if predicate(info)]
+
+
+def check_samples(info, samples, check, test=None):
+    """check(sample) for each sample; every failure is reported at the end, at once.
+
+    Args:
+        info: the OpInfo.
+        samples: the samples to check (a list).
+        check: called with one sample; raises (AssertionError or any error) on failure, or
+            pytest.skip for a sample it does not apply to.
+        test: the name under which the entry's `skips` list samples (e.g. "test_kernel"):
+            those are skipped with the reason given there.
+
+    Raises:
+        AssertionError: one or more samples failed (each named, with its error).
+        pytest.skip.Exception: no sample was checked (every one skipped, with the reasons).
+    """
+    failures, skipped, checked = [], [], 0
+    for sample in samples:
+        reason = info.skip_reason(test, sample.name) if test else None
+        if reason:
+            skipped.append(f"{sample.name}: {reason}")
+            continue
+        try:
+            check(sample)
+        except pytest.skip.Exception as e:
+            skipped.append(f"{sample.name}: {e.msg}")
+            continue
+        except Exception as e:   # an assertion, or an error of the code under test
+            failures.append((sample.name, e))
+        checked += 1
+    if failures:
+        lines = [f"{info.name}[{name}]: {type(e).__name__}: {e}" for name, e in failures]
+        raise AssertionError(f"{len(failures)} of {checked} checked samples of {info.name} "
+                             f"fail:\n" + "\n".join(lines)) from failures[0][1]
+    if not checked:
+        pytest.skip("; ".join(sorted(set(r.split(": ", 1)[1] for r in skipped)))
+                    or "no samples")
