@@ -10,11 +10,10 @@ import pytest
 
 import functorch_lite as ft
 from functorch_lite.testing.grad_checks import gradcheck, numerical_jacobian
-from functorch_lite.testing.samples import OP_DB
+from op_cases import check_samples, op_params
 
 B = 3  # batch size of the vmap compositions
 
-DIFF_DB = [info for info in OP_DB if info.differentiable]
 
 
 def _float64_samples(info, rng):
@@ -22,26 +21,26 @@ def _float64_samples(info, rng):
             if any(x.dtype == np.float64 for x in s.leaves())]
 
 
-def _cases():
-    for info in DIFF_DB:
-        for s in _float64_samples(info, np.random.default_rng(0)):
-            yield pytest.param(info, s.name, id=f"{info.name}-{s.name}")
+OPS = op_params(lambda info: info.differentiable
+                and _float64_samples(info, np.random.default_rng(0)))
 
 
-CASES = list(_cases())
+def _named(info, seed):
+    """The op's float64 samples drawn from default_rng(seed), by name."""
+    return {s.name: s for s in _float64_samples(info, np.random.default_rng(seed))}
 
 
-def _sample(info, name, rng):
-    return next(s for s in info.samples(rng) if s.name == name)
+def _each(info, test, check):
+    """check(name) over the op's float64 samples (op_cases.check_samples: every failure named);
+    an entry's skips name whole tests here."""
+    if test in info.skips:
+        pytest.skip(info.skips[test])
+    samples = _float64_samples(info, np.random.default_rng(0))
+    check_samples(info, samples, lambda sample: check(sample.name))
 
 
 def _float_positions(sample):
     return [k for k, x in enumerate(sample.leaves()) if x.dtype.kind == "f"]
-
-
-def _skip(info, test):
-    if test in info.skips:
-        pytest.skip(info.skips[test])
 
 
 def _tolerance(out):
@@ -85,32 +84,43 @@ def test_every_differentiable_op_has_a_vjp_rule():
     assert not missing, f"differentiable ops without a vjp rule: {missing}"
 
 
-@pytest.mark.parametrize("info,name", CASES)
-def test_vjp(info, name):
-    _skip(info, "test_vjp")
-    sample = _sample(info, name, np.random.default_rng(0))
-    f, xs = _float_fn(info, sample)
-    rtol, atol = _tolerance(f(*xs))
-    gradcheck(f, xs, rtol=rtol, atol=atol, rng=np.random.default_rng(1))
+@pytest.mark.parametrize("info", OPS)
+def test_vjp(info):
+    zero = _named(info, 0)
+
+    def check(name):
+        sample = zero[name]
+        f, xs = _float_fn(info, sample)
+        rtol, atol = _tolerance(f(*xs))
+        gradcheck(f, xs, rtol=rtol, atol=atol, rng=np.random.default_rng(1))
+    _each(info, "test_vjp", check)
 
 
-@pytest.mark.parametrize("info,name", CASES)
-def test_grad_grad(info, name):
-    _skip(info, "test_grad_grad")
-    sample = _sample(info, name, np.random.default_rng(0))
-    f, xs = _float_fn(info, sample)
-    out = f(*xs)
-    if np.dtype(np.float32) in {np.asarray(o).dtype for o in optree.tree_leaves(out)}:
-        pytest.skip("float32 result: second differences are too noisy")
-    phi = _scalarized(f, out, np.random.default_rng(2))
-    nums = tuple(range(len(xs)))
-    gradient = ft.grad(phi, argnums=nums)
-    gradcheck(gradient, xs, rtol=1e-4, atol=1e-5, rng=np.random.default_rng(3))
+@pytest.mark.parametrize("info", OPS)
+def test_grad_grad(info):
+    zero = _named(info, 0)
+
+    def check(name):
+        sample = zero[name]
+        f, xs = _float_fn(info, sample)
+        out = f(*xs)
+        if np.dtype(np.float32) in {np.asarray(o).dtype for o in optree.tree_leaves(out)}:
+            pytest.skip("float32 result: second differences are too noisy")
+        phi = _scalarized(f, out, np.random.default_rng(2))
+        nums = tuple(range(len(xs)))
+        gradient = ft.grad(phi, argnums=nums)
+        gradcheck(gradient, xs, rtol=1e-4, atol=1e-5, rng=np.random.default_rng(3))
+    _each(info, "test_grad_grad", check)
 
 
-def _batch(info, name):
+def _batches(info):
+    """The op's float64 samples drawn B times (values from different rngs), by name."""
+    return [_named(info, 10 + b) for b in range(B)]
+
+
+def _batch(info, batches, name):
     """B examples of one sample (values from different rngs), stacked on axis 0."""
-    samples = [_sample(info, name, np.random.default_rng(10 + b)) for b in range(B)]
+    samples = [batch[name] for batch in batches]
     per_example = [_float_fn(info, s) for s in samples]
     stacked = [np.stack(xs) for xs in zip(*(p[1] for p in per_example))]
     return samples, per_example, stacked
@@ -123,83 +133,95 @@ def _assert_trees_close(got, want, rtol=1e-6, atol=1e-8):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=atol)
 
 
-@pytest.mark.parametrize("info,name", CASES)
-def test_vmap_grad(info, name):
-    _skip(info, "test_vmap_grad")
-    samples, per_example, stacked = _batch(info, name)
-    f0, xs0 = per_example[0]
-    # the same function for every example: the static parts of the sample do not depend on rng
-    phi = _scalarized(f0, f0(*xs0), np.random.default_rng(4))
-    nums = tuple(range(len(xs0)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ft.PerformanceWarning)
-        got = ft.vmap(ft.grad(phi, argnums=nums))(*stacked)
-    want = [ft.grad(phi, argnums=nums)(*[x[b] for x in stacked]) for b in range(B)]
-    _assert_trees_close(got, [np.stack(w) for w in zip(*want)])
+@pytest.mark.parametrize("info", OPS)
+def test_vmap_grad(info):
+    batches = _batches(info)
 
-
-@pytest.mark.parametrize("info,name", CASES)
-def test_vmap_vjp(info, name):
-    _skip(info, "test_vmap_vjp")
-    sample = _sample(info, name, np.random.default_rng(0))
-    f, xs = _float_fn(info, sample)
-    out, vjp_fn = ft.vjp(f, *xs)
-    rng = np.random.default_rng(5)
-    out_leaves, spec = optree.tree_flatten(out)
-    cts = [rng.standard_normal((B,) + np.shape(o)).astype(np.asarray(o).dtype)
-           for o in out_leaves]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ft.PerformanceWarning)
-        got = ft.vmap(lambda *c: vjp_fn(spec.unflatten(list(c))))(*cts)
-    want = [vjp_fn(spec.unflatten([c[b] for c in cts])) for b in range(B)]
-    _assert_trees_close(got, [np.stack(w) for w in zip(*want)])
-
-
-@pytest.mark.parametrize("info,name", CASES)
-def test_grad_vmap(info, name):
-    _skip(info, "test_grad_vmap")
-    samples, per_example, stacked = _batch(info, name)
-    f0, xs0 = per_example[0]
-    out0 = f0(*xs0)
-    rng = np.random.default_rng(6)
-    us = [rng.standard_normal((B,) + np.shape(o)) for o in optree.tree_leaves(out0)]
-    keep = [np.asarray(o).dtype.kind == "f" for o in optree.tree_leaves(out0)]
-
-    def total(*batched):
+    def check(name):
+        samples, per_example, stacked = _batch(info, batches, name)
+        f0, xs0 = per_example[0]
+        # the same function for every example: the static parts of the sample do not depend on rng
+        phi = _scalarized(f0, f0(*xs0), np.random.default_rng(4))
+        nums = tuple(range(len(xs0)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ft.PerformanceWarning)
-            outs = optree.tree_leaves(ft.vmap(f0)(*batched))
-        return sum((ft.numpy.sum(ft.numpy.astype(o, np.float64) * u)
-                   for o, u, k in zip(outs, us, keep) if k), 0.0)
-
-    def one(b):
-        def part(*xs):
-            return sum((ft.numpy.sum(ft.numpy.astype(o, np.float64) * u[b])
-                       for o, u, k in zip(optree.tree_leaves(f0(*xs)), us, keep) if k), 0.0)
-        return part
-    nums = tuple(range(len(xs0)))
-    got = ft.grad(total, argnums=nums)(*stacked)
-    want = [ft.grad(one(b), argnums=nums)(*[x[b] for x in stacked]) for b in range(B)]
-    _assert_trees_close(got, [np.stack(w) for w in zip(*want)])
+            got = ft.vmap(ft.grad(phi, argnums=nums))(*stacked)
+        want = [ft.grad(phi, argnums=nums)(*[x[b] for x in stacked]) for b in range(B)]
+        _assert_trees_close(got, [np.stack(w) for w in zip(*want)])
+    _each(info, "test_vmap_grad", check)
 
 
-@pytest.mark.parametrize("info,name", CASES)
-def test_jacrev(info, name):
-    _skip(info, "test_jacrev")
-    sample = _sample(info, name, np.random.default_rng(0))
-    f, xs = _float_fn(info, sample)
-    out = f(*xs)
-    if any(np.asarray(o).dtype.kind != "f" for o in optree.tree_leaves(out)):
-        pytest.skip("non-float output")
-    rtol, atol = _tolerance(out)
-    nums = tuple(range(len(xs)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ft.PerformanceWarning)
-        jac = ft.jacrev(f, argnums=nums)(*xs)
-    numeric = numerical_jacobian(f, xs)
-    out_leaves, out_spec = optree.tree_flatten(out)
-    per_out = out_spec.flatten_up_to(jac)
-    for j, blocks in enumerate(per_out):
-        for k, block in enumerate(blocks):
-            np.testing.assert_allclose(np.asarray(block), numeric[j][k], rtol=rtol,
-                                       atol=max(atol, 1e-6))
+@pytest.mark.parametrize("info", OPS)
+def test_vmap_vjp(info):
+    zero = _named(info, 0)
+
+    def check(name):
+        sample = zero[name]
+        f, xs = _float_fn(info, sample)
+        out, vjp_fn = ft.vjp(f, *xs)
+        rng = np.random.default_rng(5)
+        out_leaves, spec = optree.tree_flatten(out)
+        cts = [rng.standard_normal((B,) + np.shape(o)).astype(np.asarray(o).dtype)
+               for o in out_leaves]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ft.PerformanceWarning)
+            got = ft.vmap(lambda *c: vjp_fn(spec.unflatten(list(c))))(*cts)
+        want = [vjp_fn(spec.unflatten([c[b] for c in cts])) for b in range(B)]
+        _assert_trees_close(got, [np.stack(w) for w in zip(*want)])
+    _each(info, "test_vmap_vjp", check)
+
+
+@pytest.mark.parametrize("info", OPS)
+def test_grad_vmap(info):
+    batches = _batches(info)
+
+    def check(name):
+        samples, per_example, stacked = _batch(info, batches, name)
+        f0, xs0 = per_example[0]
+        out0 = f0(*xs0)
+        rng = np.random.default_rng(6)
+        us = [rng.standard_normal((B,) + np.shape(o)) for o in optree.tree_leaves(out0)]
+        keep = [np.asarray(o).dtype.kind == "f" for o in optree.tree_leaves(out0)]
+
+        def total(*batched):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ft.PerformanceWarning)
+                outs = optree.tree_leaves(ft.vmap(f0)(*batched))
+            return sum((ft.numpy.sum(ft.numpy.astype(o, np.float64) * u)
+                       for o, u, k in zip(outs, us, keep) if k), 0.0)
+
+        def one(b):
+            def part(*xs):
+                return sum((ft.numpy.sum(ft.numpy.astype(o, np.float64) * u[b])
+                           for o, u, k in zip(optree.tree_leaves(f0(*xs)), us, keep) if k), 0.0)
+            return part
+        nums = tuple(range(len(xs0)))
+        got = ft.grad(total, argnums=nums)(*stacked)
+        want = [ft.grad(one(b), argnums=nums)(*[x[b] for x in stacked]) for b in range(B)]
+        _assert_trees_close(got, [np.stack(w) for w in zip(*want)])
+    _each(info, "test_grad_vmap", check)
+
+
+@pytest.mark.parametrize("info", OPS)
+def test_jacrev(info):
+    zero = _named(info, 0)
+
+    def check(name):
+        sample = zero[name]
+        f, xs = _float_fn(info, sample)
+        out = f(*xs)
+        if any(np.asarray(o).dtype.kind != "f" for o in optree.tree_leaves(out)):
+            pytest.skip("non-float output")
+        rtol, atol = _tolerance(out)
+        nums = tuple(range(len(xs)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ft.PerformanceWarning)
+            jac = ft.jacrev(f, argnums=nums)(*xs)
+        numeric = numerical_jacobian(f, xs)
+        out_leaves, out_spec = optree.tree_flatten(out)
+        per_out = out_spec.flatten_up_to(jac)
+        for j, blocks in enumerate(per_out):
+            for k, block in enumerate(blocks):
+                np.testing.assert_allclose(np.asarray(block), numeric[j][k], rtol=rtol,
+                                           atol=max(atol, 1e-6))
+    _each(info, "test_jacrev", check)

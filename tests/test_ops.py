@@ -18,24 +18,13 @@ from functorch_lite import nn
 from functorch_lite.testing import PassThroughInterpreter, passthrough
 from functorch_lite.testing.checks import assert_close, assert_matches_reference, to_numpy
 from functorch_lite.testing.samples import OP_DB, op_info
+from op_cases import check_samples, op_params
 
 _RNG_SEED = 0
 
 
-def _cases(predicate=lambda info: True):
-    cases = []
-    for info in OP_DB:
-        if not predicate(info):
-            continue
-        for sample in info.samples(np.random.default_rng(_RNG_SEED)):
-            cases.append(pytest.param(info, sample, id=f"{info.name}-{sample.name}"))
-    return cases
-
-
-def _skip_if_listed(info, sample, test):
-    reason = info.skip_reason(test, sample.name)
-    if reason:
-        pytest.skip(reason)
+def _samples(info):
+    return info.samples(np.random.default_rng(_RNG_SEED))
 
 
 def _assert_no_wrappers(out):
@@ -44,41 +33,44 @@ def _assert_no_wrappers(out):
         assert not isinstance(leaf, ft.Tensor), f"a wrapper leaked out: {leaf!r}"
 
 
-@pytest.mark.parametrize("info, sample", _cases())
-def test_kernel(info, sample, backend):
+@pytest.mark.parametrize("info", op_params())
+def test_kernel(info, backend):
     """fn on plain arrays: same shape, dtype and values (nan-aware) as the NumPy reference."""
-    _skip_if_listed(info, sample, "test_kernel")
-    if backend == "numpy":
-        out = sample.call(info.fn)
-    else:
-        if info.creation and not sample.leaves():
-            pytest.skip("creation functions without array inputs make NumPy arrays")
-        import cupy
-        out = to_numpy(sample.call(info.fn, [cupy.asarray(x) for x in sample.leaves()]))
-    assert_matches_reference(info, sample, out)
+    def check(sample):
+        if backend == "numpy":
+            out = sample.call(info.fn)
+        else:
+            if info.creation and not sample.leaves():
+                pytest.skip("creation functions without array inputs make NumPy arrays")
+            import cupy
+            out = to_numpy(sample.call(info.fn, [cupy.asarray(x) for x in sample.leaves()]))
+        assert_matches_reference(info, sample, out)
+    check_samples(info, _samples(info), check, "test_kernel")
 
 
-@pytest.mark.parametrize("info, sample", _cases(lambda info: not info.creation))
-def test_passthrough(info, sample):
+@pytest.mark.parametrize("info", op_params(lambda info: not info.creation))
+def test_passthrough(info):
     """Through a pass-through interpreter wrapping every leaf: the result is unchanged."""
-    _skip_if_listed(info, sample, "test_passthrough")
-    out = passthrough(lambda *leaves: sample.call(info.fn, leaves))(*sample.leaves())
-    _assert_no_wrappers(out)
-    assert_matches_reference(info, sample, out)
+    def check(sample):
+        out = passthrough(lambda *leaves: sample.call(info.fn, leaves))(*sample.leaves())
+        _assert_no_wrappers(out)
+        assert_matches_reference(info, sample, out)
+    check_samples(info, _samples(info), check, "test_passthrough")
 
 
-@pytest.mark.parametrize("info, sample",
-                         _cases(lambda info: info.numpy_fn is not None and not info.creation))
-def test_numpy_dispatch(info, sample):
+@pytest.mark.parametrize("info", op_params(lambda info: info.numpy_fn is not None
+                                           and not info.creation))
+def test_numpy_dispatch(info):
     """numpy's function of the same name, called on wrappers, routes to our op and gives what
     it gives on plain arrays."""
-    _skip_if_listed(info, sample, "test_numpy_dispatch")
-    expected = sample.call(info.numpy_fn)
-    out = passthrough(lambda *leaves: sample.call(info.numpy_fn, leaves))(*sample.leaves())
-    _assert_no_wrappers(out)
-    assert_close(out, expected, rtol=lambda dt: info.tolerance(dt)[0],
-                 atol=lambda dt: info.tolerance(dt)[1], check_values=info.check_values,
-                 path=f"numpy {info.name}[{sample.name}]")
+    def check(sample):
+        expected = sample.call(info.numpy_fn)
+        out = passthrough(lambda *leaves: sample.call(info.numpy_fn, leaves))(*sample.leaves())
+        _assert_no_wrappers(out)
+        assert_close(out, expected, rtol=lambda dt: info.tolerance(dt)[0],
+                     atol=lambda dt: info.tolerance(dt)[1], check_values=info.check_values,
+                     path=f"numpy {info.name}[{sample.name}]")
+    check_samples(info, _samples(info), check, "test_numpy_dispatch")
 
 
 # -- registry coverage ------------------------------------------------------------------------
