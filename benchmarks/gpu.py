@@ -29,7 +29,8 @@ differs is reported and not timed (Opacus: reported and timed).
 
 Without CuPy, or with CuPy and no CUDA GPU, it prints one line saying which and exits 0.
 `--device cpu` runs every row on the CPU instead: NumPy in CuPy's columns, torch and JAX on
-the CPU; `--small` shrinks every row (a check that the code runs, not a measurement).
+the CPU, each on one thread (set OPENBLAS_NUM_THREADS=1 for NumPy's); `--small` shrinks every
+row (a check that the code runs, not a measurement).
 """
 import argparse
 import collections
@@ -482,8 +483,10 @@ def main():
         name = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["name"]
         name = name.decode() if isinstance(name, bytes) else name
         versions = [f"CuPy {cupy.__version__}"]
-    else:
-        cupy, name, versions = Host(), "CPU (NumPy in the CuPy columns)", [f"NumPy {np.__version__}"]
+    else:   # one thread for XLA (xla_models sets it before JAX starts) and torch (_peers)
+        sibling("xla_models")
+        cupy, name = Host(), "CPU (NumPy in the CuPy columns)"
+        versions = [f"NumPy {np.__version__}"]
     torch, jax = _peers(args.device)
     bandwidth = copy_bandwidth(cupy, args.repeats, 1 << (20 if args.small else 28))
     cupy.get_default_memory_pool().free_all_blocks()
