@@ -95,24 +95,36 @@ def test_a_wrong_contender_is_reported_not_timed():
 
 # -- the rows of issue 31 (no hand-written version: checked against the host's eager result) ---
 
-def issue31_workloads():
-    small = gpu.workloads(np.random.default_rng(1), small=True)
-    return [small[k] for k in ("cnn_pool128", "transformer64", "dp256")]
+ISSUE31_ROWS = ("cnn_pool128", "transformer64", "dp256")
 
 
-@pytest.mark.parametrize("work", issue31_workloads(), ids=lambda w: w.title)
-def test_issue31_rows_on_device_sim(work):
+@pytest.fixture
+def issue31_work(request, monkeypatch):
+    """The row at its small size, built in the test: the benchmark modules behind it set one
+    thread for BLAS and XLA in os.environ when imported, which the fixture takes back after
+    the test (so no later test's subprocess inherits it)."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS"):
+        monkeypatch.setenv(var, os.environ.get(var, ""))
+        if not os.environ[var]:
+            monkeypatch.delenv(var)
+    return gpu.workloads(np.random.default_rng(1), small=True)[request.param]
+
+
+@pytest.mark.parametrize("issue31_work", ISSUE31_ROWS, indirect=True)
+def test_issue31_rows_on_device_sim(issue31_work):
+    work = issue31_work
     line, notes = gpu.table_row(SimCupy(), None, None, work, repeats=1, bandwidth=3e12)
     cells = [c.strip() for c in line.strip("|").split("|")]
     assert notes == [] and cells[1] == "-"                      # no hand-written version
     assert all(float(c) > 0 for c in cells[2:4]) and cells[4:8] == ["-"] * 4
 
 
-@pytest.mark.parametrize("work", issue31_workloads(), ids=lambda w: w.title)
-def test_issue31_rows_xla_and_jax_columns_on_the_cpu(work):
+@pytest.mark.parametrize("issue31_work", ISSUE31_ROWS, indirect=True)
+def test_issue31_rows_xla_and_jax_columns_on_the_cpu(issue31_work):
     """ft.jit xla on JAX's CPU arrays and jax.jit of the model written in JAX (the DP row: JAX's
     DP step) both equal functorch_lite's eager host result to 2e-3 (else a note)."""
     pytest.importorskip("jax")
+    work = issue31_work
     _, jax = gpu._peers("cpu")
     line, notes = gpu.table_row(gpu.Host(), None, jax, work, repeats=1, bandwidth=3e12,
                                 device="cpu")
@@ -135,6 +147,10 @@ def test_xla_column_keeps_jax_arrays_and_a_wrong_one_is_not_timed():
 
 
 def test_device_cpu_small_prints_the_table(monkeypatch, capsys):
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS"):
+        monkeypatch.setenv(var, os.environ.get(var, ""))    # taken back after the test, as
+        if not os.environ[var]:                             # in issue31_work
+            monkeypatch.delenv(var)
     monkeypatch.setattr(sys, "argv", ["gpu.py", "--device", "cpu", "--small", "--repeats", "1",
                                       "--rows", "tiny", "mlp512"])
     gpu.main()
