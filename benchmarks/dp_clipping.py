@@ -293,8 +293,8 @@ def run(index, name, loss, params, batch, repeats, jax):
 
 def summary(secs):
     """One line: our fastest DP step against each peer's fastest."""
-    ours_ = {k: v for k, v in secs.items() if k in EAGER[:2] or k.startswith("ft.jit")}
-    best = min(ours_, key=ours_.get)
+    mine = {k: v for k, v in secs.items() if k in EAGER[:2] or k.startswith("ft.jit")}
+    best = min(mine, key=mine.get)
     peers = {"JAX": ("jax.jit DP step", "optax DP-SGD aggregate"),
              "torch.func": ("torch.func DP step",),
              "Opacus": ("opacus ghost", "opacus materializing")}
