@@ -24,6 +24,8 @@ Opacus's ghost clipping rejects tied parameters, so its transformer has the unem
 separate Linear initialized to the token table (and the positions as an Embedding of
 0..L-1): the same function, 4,096 more parameters; the check below compares it with
 functorch_lite on that untied model. Needs torch and opacus (benchmark-only dependencies).
+benchmarks/dp_clipping.py times these Opacus steps (its classes below) beside ft.jit (NumPy and
+XLA), jax.jit, optax and torch.func; this file is the memory study and the float64 check.
 
     python benchmarks/dp_opacus.py [--repeats 5] [--quick]
 """
