@@ -56,30 +56,48 @@ def entry_paths(module, name, obj):
     return paths
 
 
-@pytest.mark.parametrize("module,name,obj", NAMES, ids=[f"{m}.{n}" for m, n, _ in NAMES])
-def test_public_name_is_documented(module, name, obj):
-    if inspect.isfunction(obj) or inspect.isclass(obj) or callable(obj):
-        assert inspect.getdoc(obj), f"{module}.{name} has no docstring"
-    in_reference = any(f"::: {path}\n" in REFERENCE + "\n" for path in entry_paths(module, name, obj))
-    prefix = TABLE_PREFIX.get(module)
-    in_table = prefix is not None and f"| `{prefix}{name}` |" in FUNCTIONS
-    assert in_reference or in_table, (
-        f"{module}.{name} has no entry in docs/reference/*.md (add '::: {module}.{name}')")
+def _each_name(module, names, check):
+    """check(name, obj) for each public name of `module` in `names`; every failure listed at
+    once (one item per module: per-name items cost pytest-xdist more than these checks)."""
+    failures = []
+    for m, name, obj in names:
+        if m == module:
+            try:
+                check(name, obj)
+            except AssertionError as e:
+                failures.append(str(e))
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("module", INSTALLED)
+def test_public_names_are_documented(module):
+    def check(name, obj):
+        if inspect.isfunction(obj) or inspect.isclass(obj) or callable(obj):
+            assert inspect.getdoc(obj), f"{module}.{name} has no docstring"
+        in_reference = any(f"::: {path}\n" in REFERENCE + "\n"
+                           for path in entry_paths(module, name, obj))
+        prefix = TABLE_PREFIX.get(module)
+        in_table = prefix is not None and f"| `{prefix}{name}` |" in FUNCTIONS
+        assert in_reference or in_table, (
+            f"{module}.{name} has no entry in docs/reference/*.md (add '::: {module}.{name}')")
+    _each_name(module, NAMES, check)
 
 
 WITH_EXAMPLES = [v for v in NAMES if ">>>" in (inspect.getdoc(v[2]) or "")]
 
 
-@pytest.mark.parametrize("module,name,obj", WITH_EXAMPLES,
-                         ids=[f"{m}.{n}" for m, n, _ in WITH_EXAMPLES])
-def test_docstring_examples_run(module, name, obj):
+@pytest.mark.parametrize("module", INSTALLED)
+def test_docstring_examples_run(module):
     if module.startswith("functorch_lite.scipy."):    # most run SciPy's kernels
         pytest.importorskip("scipy", reason="the scipy extra is not installed")
-    finder = doctest.DocTestFinder(recurse=False)
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in finder.find(obj, f"{module}.{name}", globs={}):
-        runner.run(test)
-    assert runner.failures == 0, f"the example in {module}.{name}'s docstring fails"
+
+    def check(name, obj):
+        finder = doctest.DocTestFinder(recurse=False)
+        runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+        for test in finder.find(obj, f"{module}.{name}", globs={}):
+            runner.run(test)
+        assert runner.failures == 0, f"the example in {module}.{name}'s docstring fails"
+    _each_name(module, WITH_EXAMPLES, check)
 
 
 def test_every_module_has_a_reference_page():
@@ -113,9 +131,11 @@ OWN_API = [v for v in NAMES if callable(v[2]) and not (
     inspect.isclass(v[2]) and issubclass(v[2], tuple) and v[1].endswith("Result"))]
 
 
-@pytest.mark.parametrize("module,name,obj", OWN_API, ids=[f"{m}.{n}" for m, n, _ in OWN_API])
-def test_public_docstrings_have_an_example(module, name, obj):
-    assert ">>>" in inspect.getdoc(obj), f"{module}.{name}'s docstring has no example"
+@pytest.mark.parametrize("module", INSTALLED)
+def test_public_docstrings_have_an_example(module):
+    def check(name, obj):
+        assert ">>>" in inspect.getdoc(obj), f"{module}.{name}'s docstring has no example"
+    _each_name(module, OWN_API, check)
 
 
 # -- the built site --------------------------------------------------------------------------
