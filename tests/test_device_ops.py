@@ -19,21 +19,18 @@ import pytest
 import functorch_lite as ft
 from functorch_lite.testing import float_leaf_function
 from functorch_lite.testing.checks import assert_close
-from functorch_lite.testing.samples import OP_DB
+from op_cases import check_samples, op_params
 
 B = 2
 
 
-def _cases(predicate=lambda info: True, limit=None, float64=False):
-    """Samples of the entries passing `predicate`: all of them, or the first `limit` of each
-    (float64 ones only when asked); the NumPy suites cover every sample under every transform,
-    these check the device paths the op takes."""
-    for info in OP_DB:
-        if predicate(info):
-            samples = [s for s in info.samples(np.random.default_rng(0))
-                       if not float64 or _all_float64(s)]
-            for sample in samples[:limit]:
-                yield pytest.param(info, sample.name, id=f"{info.name}-{sample.name}")
+def _selected(info, limit=None, float64=False):
+    """The op's samples (seed 0) these tests check: all of them, or the first `limit` (float64
+    ones only when asked); the NumPy suites cover every sample under every transform, these
+    check the device paths the op takes."""
+    samples = [s for s in info.samples(np.random.default_rng(0))
+               if not float64 or _all_float64(s)]
+    return samples[:limit]
 
 
 def _all_float64(sample):
@@ -41,21 +38,19 @@ def _all_float64(sample):
     return bool(floats) and all(x.dtype == np.float64 for x in floats)
 
 
-KERNEL_CASES = list(_cases())
-TRANSFORM_CASES = list(_cases(lambda info: not info.creation, limit=3))
-DIFF_CASES = list(_cases(lambda info: info.differentiable and not info.creation, limit=2,
-                         float64=True))
+TRANSFORM_PARAMS = op_params(lambda info: not info.creation)
+DIFF_PARAMS = op_params(lambda info: info.differentiable and not info.creation)
 
 
-def _sample(info, name, seed=0):
-    return next(s for s in info.samples(np.random.default_rng(seed)) if s.name == name)
-
-
-def _skip(info, test, name):
-    for key in (test, "test_device"):
-        reason = info.skip_reason(key, name)
+def _check(info, test, samples, check):
+    """check(sample) over the samples, honouring the entry's skips for `test` and for every
+    device test ("test_device")."""
+    def checked(sample):
+        reason = info.skip_reason("test_device", sample.name)
         if reason:
             pytest.skip(reason)
+        check(sample)
+    check_samples(info, samples, checked, test)
 
 
 def _to(xp, tree):
@@ -97,34 +92,37 @@ def _compare(info, dxp, run, args, what):
     _assert_same(info, got, want, what)
 
 
-@pytest.mark.parametrize("info, name", KERNEL_CASES)
-def test_device_kernel(info, name, dxp):
-    _skip(info, "test_kernel", name)
-    sample = _sample(info, name)
-    if info.creation and not sample.leaves():
-        pytest.skip("a creation function without array inputs makes NumPy arrays")
-    _compare(info, dxp, lambda *leaves: sample.call(info.fn, list(leaves)), sample.leaves(),
-             f"{info.name}[{name}] kernel")
+@pytest.mark.parametrize("info", op_params())
+def test_device_kernel(info, dxp):
+    def check(sample):
+        if info.creation and not sample.leaves():
+            pytest.skip("a creation function without array inputs makes NumPy arrays")
+        _compare(info, dxp, lambda *leaves: sample.call(info.fn, list(leaves)),
+                 sample.leaves(), f"{info.name}[{sample.name}] kernel")
+    _check(info, "test_kernel", _selected(info), check)
 
 
 @pytest.mark.parametrize("where", [0, -1], ids=["front", "last"])
-@pytest.mark.parametrize("info, name", TRANSFORM_CASES)
-def test_device_vmap(info, name, where, dxp):
-    _skip(info, "test_vmap", name)
-    examples = [_sample(info, name, seed) for seed in range(B)]
-    leaves = [np.stack(xs, axis=where if where == 0 else np.ndim(xs[0]))
-              for xs in zip(*(s.leaves() for s in examples))]
-    dims = tuple(0 if where == 0 else np.ndim(x) - 1 for x in leaves)
-    fn = ft.vmap(lambda *xs: examples[0].call(info.fn, list(xs)), in_dims=dims)
-    _compare(info, dxp, fn, leaves, f"vmap {info.name}[{name}]")
+@pytest.mark.parametrize("info", TRANSFORM_PARAMS)
+def test_device_vmap(info, where, dxp):
+    later = [{s.name: s for s in info.samples(np.random.default_rng(seed))}
+             for seed in range(1, B)]
+
+    def check(sample):
+        examples = [sample] + [by_name[sample.name] for by_name in later]
+        leaves = [np.stack(xs, axis=where if where == 0 else np.ndim(xs[0]))
+                  for xs in zip(*(s.leaves() for s in examples))]
+        dims = tuple(0 if where == 0 else np.ndim(x) - 1 for x in leaves)
+        fn = ft.vmap(lambda *xs: sample.call(info.fn, list(xs)), in_dims=dims)
+        _compare(info, dxp, fn, leaves, f"vmap {info.name}[{sample.name}]")
+    _check(info, "test_vmap", _selected(info, limit=3), check)
 
 
-def _float_cases(info, name):
-    sample = _sample(info, name)
+def _float_cases(info, sample):
     f, xs = float_leaf_function(info.fn, sample)
     if not xs or any(x.dtype != np.float64 for x in xs):
         pytest.skip("derivatives are checked on the float64 samples")
-    return sample, f, xs
+    return f, xs
 
 
 def _scalarized(f, xs, xp):
@@ -150,63 +148,71 @@ def _derivative_compare(info, dxp, make, xs, what):
     _assert_same(info, got, want, what)
 
 
-@pytest.mark.parametrize("info, name", DIFF_CASES)
-def test_device_vjp(info, name, dxp):
-    _skip(info, "test_vjp", name)
-    sample, f, xs = _float_cases(info, name)
-    nums = tuple(range(len(xs)))
-    _derivative_compare(info, dxp, lambda xp: ft.grad(_scalarized(f, xs, xp), argnums=nums),
-                        xs, f"grad {info.name}[{name}]")
+def _check_derivatives(info, test, check):
+    """check(sample, f, xs) on the op's first two float64 samples, f and xs their float leaf
+    function and float leaves."""
+    _check(info, test, _selected(info, limit=2, float64=True),
+           lambda sample: check(sample, *_float_cases(info, sample)))
 
 
-@pytest.mark.parametrize("info, name", DIFF_CASES)
-def test_device_jvp(info, name, dxp):
-    _skip(info, "test_jvp", name)
-    sample, f, xs = _float_cases(info, name)
-    rng = np.random.default_rng(3)
-    ts = [rng.standard_normal(x.shape) for x in xs]
-    _compare(info, dxp, lambda *a: ft.jvp(f, tuple(a[:len(xs)]), tuple(a[len(xs):])),
-             xs + ts, f"jvp {info.name}[{name}]")
+@pytest.mark.parametrize("info", DIFF_PARAMS)
+def test_device_vjp(info, dxp):
+    def check(sample, f, xs):
+        nums = tuple(range(len(xs)))
+        _derivative_compare(info, dxp, lambda xp: ft.grad(_scalarized(f, xs, xp), argnums=nums),
+                            xs, f"grad {info.name}[{sample.name}]")
+    _check_derivatives(info, "test_vjp", check)
 
 
-@pytest.mark.parametrize("info, name", DIFF_CASES)
-def test_device_vmap_grad(info, name, dxp):
-    _skip(info, "test_vmap_grad", name)
-    sample, f, xs = _float_cases(info, name)
-    stacked = [np.stack([x, x + 0.01 * np.random.default_rng(k).standard_normal(x.shape)])
-               for k, x in enumerate(xs)]
-    nums = tuple(range(len(xs)))
-    _derivative_compare(
-        info, dxp, lambda xp: ft.vmap(ft.grad(_scalarized(f, xs, xp), argnums=nums)),
-        stacked, f"vmap(grad) {info.name}[{name}]")
+@pytest.mark.parametrize("info", DIFF_PARAMS)
+def test_device_jvp(info, dxp):
+    def check(sample, f, xs):
+        rng = np.random.default_rng(3)
+        ts = [rng.standard_normal(x.shape) for x in xs]
+        _compare(info, dxp, lambda *a: ft.jvp(f, tuple(a[:len(xs)]), tuple(a[len(xs):])),
+                 xs + ts, f"jvp {info.name}[{sample.name}]")
+    _check_derivatives(info, "test_jvp", check)
 
 
-@pytest.mark.parametrize("info, name", DIFF_CASES)
-def test_device_grad_grad(info, name, dxp):
-    _skip(info, "test_grad_grad", name)
-    sample, f, xs = _float_cases(info, name)
-    nums = tuple(range(len(xs)))
-
-    def make(xp):
-        g = ft.grad(_scalarized(f, xs, xp), argnums=nums)
-        return ft.grad(lambda *a: sum(ft.numpy.sum(t * t) for t in g(*a)), argnums=nums)
-    _derivative_compare(info, dxp, make, xs, f"grad(grad) {info.name}[{name}]")
-
-
-@pytest.mark.parametrize("info, name", TRANSFORM_CASES)
-def test_device_jit(info, name, dxp):
-    _skip(info, "test_jit", name)
-    sample = _sample(info, name)
-    _compare(info, dxp, ft.jit(lambda *leaves: sample.call(info.fn, list(leaves))),
-             sample.leaves(), f"jit {info.name}[{name}]")
+@pytest.mark.parametrize("info", DIFF_PARAMS)
+def test_device_vmap_grad(info, dxp):
+    def check(sample, f, xs):
+        stacked = [np.stack([x, x + 0.01 * np.random.default_rng(k).standard_normal(x.shape)])
+                   for k, x in enumerate(xs)]
+        nums = tuple(range(len(xs)))
+        _derivative_compare(
+            info, dxp, lambda xp: ft.vmap(ft.grad(_scalarized(f, xs, xp), argnums=nums)),
+            stacked, f"vmap(grad) {info.name}[{sample.name}]")
+    _check_derivatives(info, "test_vmap_grad", check)
 
 
-@pytest.mark.parametrize("info, name", DIFF_CASES)
-def test_device_jit_vmap_grad(info, name, dxp):
-    _skip(info, "test_jit", name)
-    sample, f, xs = _float_cases(info, name)
-    stacked = [np.stack([x, 1.01 * x]) for x in xs]
-    nums = tuple(range(len(xs)))
-    _derivative_compare(
-        info, dxp, lambda xp: ft.jit(ft.vmap(ft.grad(_scalarized(f, xs, xp), argnums=nums))),
-        stacked, f"jit(vmap(grad)) {info.name}[{name}]")
+@pytest.mark.parametrize("info", DIFF_PARAMS)
+def test_device_grad_grad(info, dxp):
+    def check(sample, f, xs):
+        nums = tuple(range(len(xs)))
+
+        def make(xp):
+            g = ft.grad(_scalarized(f, xs, xp), argnums=nums)
+            return ft.grad(lambda *a: sum(ft.numpy.sum(t * t) for t in g(*a)), argnums=nums)
+        _derivative_compare(info, dxp, make, xs, f"grad(grad) {info.name}[{sample.name}]")
+    _check_derivatives(info, "test_grad_grad", check)
+
+
+@pytest.mark.parametrize("info", TRANSFORM_PARAMS)
+def test_device_jit(info, dxp):
+    def check(sample):
+        _compare(info, dxp, ft.jit(lambda *leaves: sample.call(info.fn, list(leaves))),
+                 sample.leaves(), f"jit {info.name}[{sample.name}]")
+    _check(info, "test_jit", _selected(info, limit=3), check)
+
+
+@pytest.mark.parametrize("info", DIFF_PARAMS)
+def test_device_jit_vmap_grad(info, dxp):
+    def check(sample, f, xs):
+        stacked = [np.stack([x, 1.01 * x]) for x in xs]
+        nums = tuple(range(len(xs)))
+        _derivative_compare(
+            info, dxp,
+            lambda xp: ft.jit(ft.vmap(ft.grad(_scalarized(f, xs, xp), argnums=nums))),
+            stacked, f"jit(vmap(grad)) {info.name}[{sample.name}]")
+    _check_derivatives(info, "test_jit", check)

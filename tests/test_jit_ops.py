@@ -10,18 +10,10 @@ import functorch_lite as ft
 from functorch_lite.testing.checks import assert_matches_reference
 from functorch_lite.testing.samples import OP_DB
 from jit_differential import same_bits
+from op_cases import check_samples, op_params
 from test_compositions import f64_samples, flat_scalar_function
 
 RTOL, ATOL = 1e-9, 1e-11
-
-
-def _cases(predicate):
-    cases = []
-    for info in OP_DB:
-        if predicate(info):
-            for sample in info.samples(np.random.default_rng(0)):
-                cases.append(pytest.param(info, sample, id=f"{info.name}-{sample.name}"))
-    return cases
 
 
 def _assert_same(actual, expected, what):
@@ -33,23 +25,23 @@ def _assert_same(actual, expected, what):
         np.testing.assert_allclose(x, y, rtol=RTOL, atol=ATOL, err_msg=f"{what}, leaf {k}")
 
 
-@pytest.mark.parametrize("info, sample", _cases(lambda i: not i.creation))
-def test_jit_op(info, sample):
+@pytest.mark.parametrize("info", op_params(lambda info: not info.creation))
+def test_jit_op(info):
     """jit(op) == the NumPy reference, on the tracing call and on the cached replay."""
-    if info.skip_reason("test_kernel", sample.name):
-        pytest.skip(info.skip_reason("test_kernel", sample.name))
-    leaves = sample.leaves()
-    jitted = ft.jit(lambda *xs: sample.call(info.fn, list(xs)))
-    try:
-        first = jitted(*leaves)
-    except ft.TracerConversionError:
-        # Value-dependent Python (nonzero, unique shapes) is refused while tracing, as in JAX.
-        with pytest.raises(ft.TracerConversionError, match="static_argnums"):
-            jitted(*leaves)
-        return
-    assert_matches_reference(info, sample, first)
-    assert_matches_reference(info, sample, jitted(*[_same_layout_copy(x) for x in leaves]))
-    assert jitted.traces == 1
+    def check(sample):
+        leaves = sample.leaves()
+        jitted = ft.jit(lambda *xs: sample.call(info.fn, list(xs)))
+        try:
+            first = jitted(*leaves)
+        except ft.TracerConversionError:
+            # Value-dependent Python (nonzero, unique shapes) is refused while tracing, as in JAX.
+            with pytest.raises(ft.TracerConversionError, match="static_argnums"):
+                jitted(*leaves)
+            return
+        assert_matches_reference(info, sample, first)
+        assert_matches_reference(info, sample, jitted(*[_same_layout_copy(x) for x in leaves]))
+        assert jitted.traces == 1
+    check_samples(info, info.samples(np.random.default_rng(0)), check, "test_kernel")
 
 
 def _same_layout_copy(x):
@@ -88,40 +80,33 @@ def test_jit_compositions(info):
             _assert_same(ft.jit(fn)(*args), fn(*args), f"{info.name}/{sample.name}: jit({name})")
 
 
-def _numpy_cases():
-    return [pytest.param(info, sample, id=f"{info.name}-{sample.name}")
-            for info in OP_DB if info.numpy_fn is not None and not info.creation
-            and info.check_values
-            for sample in info.samples(np.random.default_rng(0))]
-
-
-@pytest.mark.parametrize("info, sample", _numpy_cases())
-def test_jit_numpy_bits(info, sample):
+@pytest.mark.parametrize("info", op_params(
+    lambda info: info.numpy_fn is not None and not info.creation and info.check_values))
+def test_jit_numpy_bits(info):
     """ft.jit of the NumPy function itself (np.cov(x), what eager code on plain arrays runs as
     NumPy's own routine, and what a tracer routes to the library) gives NumPy's result: values
     bit for bit, dtype, shape and Python type, or refuses; the exceptions are listed with their
     reasons in samples.JIT_NOT_NUMPY_BITS and docs/jit.md."""
-    reason = info.skip_reason("test_jit_numpy_bits", sample.name)
-    if reason:
-        pytest.skip(reason)
-    with np.errstate(all="ignore"):
-        try:
-            want = optree.tree_leaves(sample.call(info.numpy_fn))
-        except Exception as e:              # NumPy refuses the sample: so must ft.jit
-            with pytest.raises(type(e)):
-                ft.jit(lambda *xs: sample.call(info.numpy_fn, list(xs)))(*sample.leaves())
-            return
-        jitted = ft.jit(lambda *xs: sample.call(info.numpy_fn, list(xs)))
-        try:
-            first = jitted(*sample.leaves())
-        except ft.TracerConversionError:    # a conversion refused (np.asarray of a traced value)
-            return
-        for call, got in (("tracing", first), ("compiled", jitted(*sample.leaves()))):
-            got = optree.tree_leaves(got)
-            assert len(got) == len(want)
-            for k, (g, w) in enumerate(zip(got, want)):
-                assert type(g) is type(w), f"{call} call, leaf {k}: {type(g)}, NumPy {type(w)}"
-                assert same_bits(g, w), f"{call} call, leaf {k}: {g!r}, NumPy {w!r}"
+    def check(sample):
+        with np.errstate(all="ignore"):
+            try:
+                want = optree.tree_leaves(sample.call(info.numpy_fn))
+            except Exception as e:              # NumPy refuses the sample: so must ft.jit
+                with pytest.raises(type(e)):
+                    ft.jit(lambda *xs: sample.call(info.numpy_fn, list(xs)))(*sample.leaves())
+                return
+            jitted = ft.jit(lambda *xs: sample.call(info.numpy_fn, list(xs)))
+            try:
+                first = jitted(*sample.leaves())
+            except ft.TracerConversionError:    # a conversion refused (np.asarray of a tracer)
+                return
+            for call, got in (("tracing", first), ("compiled", jitted(*sample.leaves()))):
+                got = optree.tree_leaves(got)
+                assert len(got) == len(want)
+                for k, (g, w) in enumerate(zip(got, want)):
+                    assert type(g) is type(w), f"{call} call, leaf {k}: {type(g)}, NumPy {type(w)}"
+                    assert same_bits(g, w), f"{call} call, leaf {k}: {g!r}, NumPy {w!r}"
+    check_samples(info, info.samples(np.random.default_rng(0)), check, "test_jit_numpy_bits")
 
 
 def test_every_exception_to_numpy_bits_is_stated_in_the_docs():
