@@ -1,15 +1,22 @@
 """The per-example rows of issue 31 on one CPU thread, float32: ft.jit(backend="xla") (NumPy
 arrays in and out; JAX arrays in and out) against jax.jit of the same model written in JAX,
-medians of interleaved single calls in one process.
+medians of interleaved single calls in one process, and each one's compile time (its first
+call: trace, passes and XLA's compile) beside jax.jit's.
 
 Rows:
+  mlp        per-example grads of a 784-128-10 tanh MLP with cross-entropy
   cnn-pool   per-example grads of conv(1->16, 3x3), relu, max_pool 2, conv(16->32, 3x3,
-             stride 2), relu, spatial mean, linear(32->10), cross-entropy; B=64 on 1x28x28
-  cnn        the same without the pool; B=128
+             stride 2), relu, spatial mean, linear(32->10), cross-entropy; 1x28x28
+  cnn        the same without the pool
   attention  one causal attention block (embedding, layer norm, q/k/v, sdpa, residual,
-             cross-entropy of the next token), B=64, T=16, D=32
+             cross-entropy of the next token), T=16, D=32
+  dp         the DP step of the demo CNN (examples/dp_sgd_cnn.py, 1x8x8 inputs):
+             ft.jit(dp.clipped_grad_sum(loss, 1.0)) against jax.jit of vmap(grad) + clip + sum
 
-    python benchmarks/xla_models.py [--rows cnn-pool cnn attention] [--repeats 30]
+    python benchmarks/xla_models.py [--rows ...] [--batches 64] [--repeats 30]
+    python benchmarks/xla_models.py --sweep     # every row at B = 32, 64, 128, 256, 512
+
+By default each row runs once at its own batch (cnn 128, the others 64).
 
 Other benchmarks (per_example_cnn.py, per_example_transformer.py, dp_clipping.py) import the
 column helpers (`xla_columns`).
@@ -84,7 +91,8 @@ def format_columns(times, diffs):
     return (f"ft.jit xla (NumPy in/out) {times['xla-np'] * 1e3:8.2f} ms "
             f"({times['xla-np'] / j:5.2f}x) | xla (JAX in/out) {times['xla-jax'] * 1e3:8.2f} ms "
             f"({times['xla-jax'] / j:5.2f}x) | jax.jit {j * 1e3:8.2f} ms | compile "
-            f"{times['compile xla-jax']:.2f} s vs {times['compile jax.jit']:.2f} s | max rel "
+            f"{times['compile xla-jax']:.2f} s vs {times['compile jax.jit']:.2f} s "
+            f"({times['compile xla-jax'] / times['compile jax.jit']:.2f}x) | max rel "
             f"diff {max(diffs.values()):.1e}")
 
 
@@ -178,25 +186,75 @@ def attention_row(batch, rng, seq=16):
     return ft_attention(), jax_attention(), (params, tokens)
 
 
+# -- the MLP row --
+
+def mlp_row(batch, rng, sizes=(784, 128, 10)):
+    params = {"w1": (rng.standard_normal(sizes[:2]) / np.sqrt(sizes[0])).astype(np.float32),
+              "b1": np.zeros(sizes[1], np.float32),
+              "w2": (rng.standard_normal(sizes[1:]) / np.sqrt(sizes[1])).astype(np.float32),
+              "b2": np.zeros(sizes[2], np.float32)}
+    X = rng.standard_normal((batch, sizes[0])).astype(np.float32)
+    Y = rng.integers(0, sizes[2], batch)
+
+    def loss(p, x, y):
+        return ft.nn.cross_entropy(np.tanh(x @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"], y)
+
+    def jax_per_example_grads():
+        import jax
+        import jax.numpy as jnp
+
+        def jloss(p, x, y):
+            logits = jnp.tanh(x @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
+            return -jax.nn.log_softmax(logits)[y]
+        return jax.vmap(jax.grad(jloss), in_axes=(None, 0, 0))
+    return ft.vmap(ft.grad(loss), in_dims=(None, 0, 0)), jax_per_example_grads(), (params, X, Y)
+
+
+# -- the DP-step row --
+
+def dp_row(batch, rng, clip=1.0):
+    import pathlib
+    import sys
+    root = pathlib.Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "examples"))
+    import dp_sgd_cnn
+    from dp_clipping import jax_dp_step
+    X = rng.standard_normal((batch, 1, 8, 8)).astype(np.float32)
+    Y = rng.integers(0, 10, batch)
+    return (ft.dp.clipped_grad_sum(dp_sgd_cnn.loss, clip), jax_dp_step(clip),
+            (dp_sgd_cnn.init_params(rng), X, Y))
+
+
 ROWS = {
-    "cnn-pool": lambda rng: cnn_row(True, 64, rng),
-    "cnn": lambda rng: cnn_row(False, 128, rng),
-    "attention": lambda rng: attention_row(64, rng),
+    "mlp": (mlp_row, 64),
+    "cnn-pool": (lambda b, rng: cnn_row(True, b, rng), 64),
+    "cnn": (lambda b, rng: cnn_row(False, b, rng), 128),
+    "attention": (attention_row, 64),
+    "dp": (dp_row, 64),
 }
+"""name -> (function(batch, rng) -> (ft function, JAX function, arguments), default batch)"""
+SWEEP = (32, 64, 128, 256, 512)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", nargs="+", default=list(ROWS), choices=list(ROWS))
+    parser.add_argument("--batches", type=int, nargs="+",
+                        help="batch sizes (default: each row's own)")
+    parser.add_argument("--sweep", action="store_true", help=f"batches {SWEEP}, rows without cnn")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     if jax_or_none() is None:
         print("JAX is not installed: no xla columns to measure")
         return
-    for name in args.rows:
-        ft_fn, jax_fn, fargs = ROWS[name](np.random.default_rng(0))
-        times, diffs = xla_columns(ft_fn, jax_fn, fargs, args.repeats)
-        print(f"{name:10s} {format_columns(times, diffs)}", flush=True)
+    rows = [r for r in args.rows if r != "cnn"] if args.sweep and args.rows == list(ROWS) \
+        else args.rows
+    for name in rows:
+        make, default = ROWS[name]
+        for batch in SWEEP if args.sweep else args.batches or [default]:
+            ft_fn, jax_fn, fargs = make(batch, np.random.default_rng(0))
+            times, diffs = xla_columns(ft_fn, jax_fn, fargs, args.repeats)
+            print(f"{name:10s} B={batch:<4d} {format_columns(times, diffs)}", flush=True)
 
 
 if __name__ == "__main__":

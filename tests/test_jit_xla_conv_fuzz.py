@@ -170,3 +170,42 @@ def test_vmap_grad_weight_gradient_is_a_feature_group_convolution():
     assert counts and set(counts) == {"1"}, counts
     assert "feature_group_count = 5" in hlo
     assert "reduce_window" in hlo and "select_and_scatter" in hlo
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(window=st.tuples(st.integers(1, 3), st.integers(2, 3)),
+       stride=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+       dilation=st.tuples(st.integers(1, 2), st.integers(1, 2)),
+       ties=st.booleans(), seed=st.integers(0, 2 ** 31))
+def test_a_max_pool_window_holding_nan_passes_no_derivative_on_both_backends(
+        window, stride, dilation, ties, seed):
+    """Note [NaN in a max pool]: a window whose maximum is NaN gives its derivative to no
+    element (NumPy's kernels: no element equals NaN); XLA, whose select-and-scatter would
+    pick one, is masked to agree. grad, jvp and vmap(grad), overlapping and dilated windows,
+    with ties."""
+    rng = np.random.default_rng(seed)
+    xs = rng.standard_normal((3, 2, 7, 8)).astype(np.float32)
+    if ties:
+        xs = np.round(xs)
+    xs[rng.random(xs.shape) < 0.15] = np.nan
+    xs[0, 0, :3, :3] = np.nan   # some windows all NaN or partly NaN whatever the draw
+    pool = lambda x: ft.nn.max_pool2d(x, window, stride, 0, dilation)   # noqa: E731
+    try:
+        w = rng.standard_normal(pool(xs[0]).shape).astype(np.float32)
+    except ValueError:   # a window larger than the input
+        assume(False)
+    loss = lambda x: fnp.sum(fnp.where(fnp.isnan(pool(x)), 0.0, pool(x)) * w)  # noqa: E731
+    t = rng.standard_normal(xs[0].shape).astype(np.float32)
+    cases = {"grad": (ft.grad(loss), (xs[0],)),
+             "jvp": (lambda x, t: ft.jvp(pool, (x,), (t,))[1], (xs[0], t)),
+             "vmap(grad)": (ft.vmap(ft.grad(loss)), (xs,))}
+    for name, (fn, args) in cases.items():
+        on_xla = ft.jit(fn, backend="xla")
+        on_xla(*args)   # the tracing call runs NumPy's kernels
+        got, want = on_xla(*args), fn(*args)
+        np.testing.assert_allclose(got, want, rtol=RTOL, atol=RTOL, equal_nan=True,
+                                   err_msg=f"{name}, window {window} stride {stride} "
+                                           f"dilation {dilation}")
+    nan_windows = np.isnan(pool(xs[0]))
+    assert nan_windows.any() and np.all(np.asarray(ft.jvp(pool, (xs[0],), (t,))[1])[
+        nan_windows] == 0)   # the rule itself, eagerly: no tangent through a NaN window

@@ -96,3 +96,70 @@ def test_the_numpy_backend_refuses_jax_arrays_naming_the_xla_one():
         ft.jit(lambda x: x + 1, backend="numpy")(jnp.ones(3))
     with pytest.raises(TypeError, match="backend='xla'"):
         ft.jit(lambda d: d["a"] + 1, backend="numpy")({"a": jnp.ones(3)})
+
+
+def _per_example_grads():
+    def loss(p, x):
+        return np.sum(np.tanh(x @ p["w"] + p["b"]) ** 2)
+    return ft.vmap(ft.grad(loss), in_dims=(None, 0)), ft.vmap(ft.grad(loss), in_dims=(None, 0))
+
+
+def test_a_compiled_call_on_jax_arrays_converts_nothing_to_numpy(monkeypatch):
+    """After the tracing call, a call with JAX arrays hands them to XLA and returns XLA's
+    arrays: nothing in the call converts to NumPy or waits for a result (np.asarray,
+    np.array, jax.device_get, block_until_ready and reading any JAX array's value all fail
+    inside it)."""
+    grads, eager = _per_example_grads()
+    f = ft.jit(grads, backend="xla")
+    g = ft.jit(lambda v: ft.vmap(ft.grad(lambda u: np.sum(np.sin(u) * u)))(v), backend="xla")
+    rng = np.random.default_rng(2)
+    p = {"w": rng.standard_normal((3, 4)).astype(np.float32),
+         "b": rng.standard_normal(4).astype(np.float32)}
+    xs = [rng.standard_normal((n, 3)).astype(np.float32) for n in (5, 7)]
+    v = rng.standard_normal((8, 2)).astype(np.float32)
+    jp, jxs, jv = jax.device_put(p), [jax.device_put(x) for x in xs], jax.device_put(v)
+    for jx in jxs:
+        f(jp, jx)   # trace and compile each signature
+    g(jv)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a call with JAX arrays converted or waited")
+    for module, name in ((np, "asarray"), (np, "array"), (np, "ascontiguousarray"),
+                         (jax, "device_get"), (jax, "block_until_ready")):
+        monkeypatch.setattr(module, name, refuse)
+    monkeypatch.setattr(type(jv), "_value", property(refuse))   # every read of a JAX array
+    results = []
+    for k in (0, 1, 0, 0, 1):   # alternating signatures: each finds its own program
+        results.append((k, f(jp, jxs[k])))
+    results.append((None, g(jv)))
+    monkeypatch.undo()
+    for k, got in results:
+        want = eager(p, xs[k]) if k is not None else np.sin(v) + v * np.cos(v)
+        for a, b in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+            assert isinstance(a, jax.Array) and a.dtype == np.float32
+            np.testing.assert_allclose(np.asarray(a), b, rtol=1e-5, atol=1e-6)
+    assert f.traces == 2 and g.traces == 1
+
+
+def test_numpy_arguments_after_jax_ones_still_get_numpy_results():
+    """The call path that skips the signature key for JAX arrays (Note [direct calls on JAX
+    arrays]) leaves NumPy arguments, other shapes and other trees to the keyed one."""
+    grads, eager = _per_example_grads()
+    f = ft.jit(grads, backend="xla")
+    rng = np.random.default_rng(3)
+    p = {"w": rng.standard_normal((3, 4)), "b": rng.standard_normal(4)}
+    x = rng.standard_normal((5, 3))
+    jp, jx = jax.tree_util.tree_map(_f64, (p, x))
+    for _ in range(2):
+        assert isinstance(f(jp, jx)["w"], jax.Array)
+    out = f(p, x)
+    assert type(out["w"]) is np.ndarray and out["w"].flags.writeable
+    np.testing.assert_allclose(out["w"], eager(p, x)["w"], rtol=1e-12)
+    wide = _f64(rng.standard_normal((5, 6)))
+    pw = jax.tree_util.tree_map(_f64, {"w": rng.standard_normal((6, 4)), "b": p["b"]})
+    np.testing.assert_allclose(np.asarray(f(pw, wide)["w"]),
+                               eager({k: np.asarray(v) for k, v in pw.items()},
+                                     np.asarray(wide))["w"], rtol=1e-12)
+    with pytest.raises(KeyError):   # another tree: traced anew, where the function fails
+        f({"w": jp["w"]}, jx)
+    np.testing.assert_allclose(np.asarray(f(jp, jx)["b"]), eager(p, x)["b"], rtol=1e-12)

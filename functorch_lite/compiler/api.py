@@ -61,6 +61,7 @@ class Jitted:
                 raise ValueError(f"ft.jit: {name} must be a positive int, got {value!r}")
         self._cache = Cache(getattr(f, "__name__", "f"), cache_size, max_retraces)
         self._fast = self._cache.fast   # the per-call path reads it directly
+        self._direct = None   # Note [direct calls on JAX arrays]
         self._clock = 0   # counts calls: a Compiled's `used` is the call that last ran it
 
     @property
@@ -72,6 +73,18 @@ class Jitted:
         if current_level() > 0:
             return self.f(*args, **kwargs)  # inside a transform: run inline (module docstring)
         self._clock += 1
+        direct = self._direct
+        if direct is not None and not kwargs:
+            leaves, tree = direct.flatten(args)
+            if tree == direct.tree and all([x.__class__ is direct.array for x in leaves]):
+                try:
+                    outs = direct.call(*leaves)
+                except TypeError:   # another signature (Note [direct calls on JAX arrays])
+                    self._direct = None
+                else:
+                    direct.compiled.used = self._clock
+                    return outs[0] if direct.single else optree.tree_unflatten(
+                        direct.out_tree, outs)
         fast_key = None
         if not kwargs and self._plain:
             # Fast path: array arguments keyed by their types, shapes, dtypes and strides (a
@@ -111,6 +124,7 @@ class Jitted:
     def _compile(self, split, fast_key=None):
         leaves = [x for x, d in zip(split.leaves, split.dynamic) if d]
         jax_leaves = [is_jax_array(x) for x in leaves]
+        given = split
         if any(jax_leaves):   # traced on NumPy copies; the XLA program takes the JAX arrays
             split, leaves = self._from_jax(split)
         # the device of the device arrays: NumPy arrays beside them (labels, masks) only
@@ -137,6 +151,8 @@ class Jitted:
                  split.tree == optree.tree_structure((tuple(leaves), {}))):
             compiled.fast_key = fast_key   # computed by __call__ from these very leaves
         self._cache.add(compiled)
+        if self._plain and getattr(compiled.fn, "direct", None) is not None:
+            self._direct = DirectCall.of(compiled, given) or self._direct
         return compiled, first
 
     def _from_jax(self, split):
@@ -158,6 +174,45 @@ class Jitted:
         code)."""
         split = Split(self.statics, args, kwargs)
         return self._cache.get(split.key) or self._compile(split)[0]
+
+
+# Note [direct calls on JAX arrays]
+# A program called with JAX arrays only, with no flag to read back and every output computed,
+# is XLA's executable and nothing else (xla.XlaFunction.direct). Its call checks the
+# arguments' shapes and dtypes in C++ and raises TypeError for any other signature, so the
+# latest such program is called first, before any key is built: the per-call cost is JAX's
+# flattening of the arguments (C++), a type test per leaf (a NumPy array or a Python scalar
+# takes the keyed path, whose results are NumPy's) and the executable's call. A TypeError
+# (shapes changed) drops the slot, since another signature's call would fail there each
+# time; the keyed path then serves every signature, and the next program compiled on JAX
+# arrays takes the slot.
+
+
+class DirectCall:
+    """The slot of Note [direct calls on JAX arrays]: the arguments' tree as JAX flattens
+    it, and how to call and rebuild the result."""
+
+    __slots__ = ("flatten", "tree", "array", "call", "single", "out_tree", "compiled")
+
+    @classmethod
+    def of(cls, compiled, split):
+        """The slot for `compiled`, called with `split`'s (JAX) leaves, or None when JAX's
+        flattening of the positional arguments does not give exactly those leaves (keyword
+        arguments, statics, a class registered with ft.tree but not with JAX)."""
+        import jax
+        args, kwargs = split.rebuild(split.leaves)
+        dynamic = [x for x, d in zip(split.leaves, split.dynamic) if d]
+        leaves, tree = jax.tree_util.tree_flatten(tuple(args))
+        if kwargs or split.statics or not all(split.dynamic) or len(leaves) != len(dynamic) \
+                or any(a is not b for a, b in zip(leaves, dynamic)) or not leaves \
+                or len({type(x) for x in leaves}) != 1:
+            return None
+        slot = cls()
+        slot.flatten, slot.tree, slot.array = jax.tree_util.tree_flatten, tree, type(leaves[0])
+        slot.call, slot.compiled = compiled.fn.direct, compiled
+        slot.out_tree = compiled.out_tree
+        slot.single = compiled.out_tree.num_leaves == 1 and compiled.out_tree.num_nodes == 1
+        return slot
 
 
 def jit(f=None, *, static_argnums=(), static_argnames=(), max_retraces=8, cache_size=64,

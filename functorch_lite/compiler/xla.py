@@ -122,6 +122,7 @@ class XlaFunction:
         jax = _jax()
         self.jax, self.program, self.single, self.on_jax = jax, program, single, on_jax
         self._direct = only_jax
+        self.nflags = 0   # checks and guards (_body)
         self.bodies = {}   # id of a loop's traced body -> (body, its optimized program)
         self.host = []     # (equation, reason) per equation run on the host (a callback)
         big, self._uniform = {}, {}
@@ -154,6 +155,11 @@ class XlaFunction:
             _warn_host(self.host)
         self.computed = [isinstance(a, Var) for a in program.outputs]
         self.nouts = sum(self.computed)
+        self.direct = None   # the executable itself, where a call needs nothing around it
+        if only_jax and not self.nflags and self.nouts == len(program.outputs):
+            call = self.compiled
+            consts = self.consts
+            self.direct = (lambda *a: call(*a, *consts)) if consts else call
         scalars = program.scalars or [None] * len(program.outputs)
         self._converts = [_jax_converter(a) if on_jax else _converter(a, scalar)
                           for a, scalar in zip(program.outputs, scalars)]
@@ -175,8 +181,12 @@ class XlaFunction:
         outs = lower_program(program, values[:n], ctx)
         self.host = ctx.host
         self.nchecks, self.nguards = len(ctx.checks), len(ctx.guards)
+        flags = ctx.checks + ctx.guards
+        self.nflags = len(flags)
+        # one flag that any is set leads the flags: a call reads back that one (_checked)
         return ([jnp.asarray(o) for o, a in zip(outs, program.outputs) if isinstance(a, Var)]
-                + ctx.checks + ctx.guards)
+                + ([jnp.any(jnp.stack([jnp.asarray(f, bool) for f in flags]))] if flags
+                   else []) + flags)
 
     def _unpack(self, values):
         """The compiled function's arguments (packed groups, loose inputs, constants) as the
@@ -207,7 +217,7 @@ class XlaFunction:
                 given += [args[k] for k in self._loose]
             with self._x64(True):
                 outs = self.compiled(*given, *self.consts)
-        if self.nguards or self.nchecks:
+        if self.nflags:
             outs = self._checked(outs, args)
         if self.single:
             return self._converts[0](outs[0] if self.nouts else None)
@@ -217,15 +227,20 @@ class XlaFunction:
         return [c(next(it)) if k else c(None) for c, k in zip(self._converts, self.computed)]
 
     def _checked(self, outs, args):
-        if any(bool(f) for f in outs[self.nouts + self.nchecks:]):
+        """The outputs, after reading back whether any flag is set (one scalar: the one wait
+        for the result a program with flags costs, on JAX arrays as well), and if one is, which."""
+        if not bool(outs[self.nouts]):
+            return outs[:self.nouts]
+        flags = outs[self.nouts + 1:]
+        if any(bool(f) for f in flags[self.nchecks:]):
             raise StaleShape   # a value-dependent shape changed: the caller traces again
-        if any(bool(f) for f in outs[self.nouts:self.nouts + self.nchecks]):
+        if any(bool(f) for f in flags[:self.nchecks]):
             # a check failed: NumPy's replay raises the op's own error (or is the answer)
             if self.on_jax:
                 args = [np.array(a) if is_jax_array(a) else a for a in args]
             outs = [o for o, c in zip(self.program.evaluate(*args), self.computed) if c]
             return to_jax(outs) if self.on_jax else outs
-        return outs
+        return outs[:self.nouts]
 
 
 def _size(var):

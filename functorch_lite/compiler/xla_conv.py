@@ -129,11 +129,21 @@ def pool_max(ctx, x, *, axes, window, stride, dilation):
     return _max_pool(x, _window(x, axes, window, stride, dilation))
 
 
+def _nan_windows(x, kw, values):
+    """values (one per window) with those of windows whose maximum is NaN set to 0: no
+    element equals NaN, so NumPy's kernels pass such a window no derivative, where XLA's
+    select-and-scatter would pick an element by its comparisons (Note [NaN in a max pool])."""
+    if np.dtype(x.dtype).kind != "f":
+        return values
+    return jnp.where(jnp.isnan(_max_pool(x, kw)), jnp.zeros((), values.dtype), values)
+
+
 def pool_max_select(ctx, x, u, *, axes, window, stride, dilation):
     """u at each window's first argmax of x: the jvp of the max reduction (select-and-gather)."""
     x, u = jnp.asarray(x), jnp.asarray(u)
     kw = _window(x, axes, window, stride, dilation)
-    return jax.jvp(lambda v: _max_pool(v, kw), (x,), (u.astype(x.dtype),))[1].astype(u.dtype)
+    picked = jax.jvp(lambda v: _max_pool(v, kw), (x,), (u.astype(x.dtype),))[1]
+    return _nan_windows(x, kw, picked).astype(u.dtype)
 
 
 def pool_max_scatter(ctx, x, g, *, axes, window, stride, dilation):
@@ -145,7 +155,7 @@ def pool_max_scatter(ctx, x, g, *, axes, window, stride, dilation):
         return _scatter_by_offsets(x, g, axes, window, stride, dilation)
     kw = _window(x, axes, window, stride, dilation)
     _, pullback = jax.vjp(lambda v: _max_pool(v, kw), x)
-    return pullback(g.astype(x.dtype))[0].astype(g.dtype)
+    return pullback(_nan_windows(x, kw, g.astype(x.dtype)))[0].astype(g.dtype)
 
 
 def _scatter_by_offsets(x, g, axes, window, stride, dilation):

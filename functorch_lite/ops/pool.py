@@ -4,7 +4,8 @@ over the small trailing axes of a window view run 20 to 100 times slower than th
 
 All take the pooled `axes` and their `window`, `stride` and `dilation` (padding is a pad op
 before them). Max pooling follows PyTorch and JAX: each window's gradient goes to its first
-maximal element, so three primitives close under differentiation:
+maximal element, so three primitives close under differentiation. A window whose maximum is
+NaN passes no derivative at all (Note [NaN in a max pool]).
 
   pool_max(x)               the max of each window
   pool_max_select(x, u)     u at the first argmax of each window of x (the jvp of pool_max)
@@ -37,6 +38,14 @@ def _pool_max_kernel(xp, x, *, axes, window, stride, dilation):
     for index in rest:
         xp.maximum(out, x[index], out=out)
     return out
+
+
+# Note [NaN in a max pool]
+# A window holding a NaN has the maximum NaN (np.maximum propagates it), and no element equals
+# NaN, so the window's derivative reaches no element: select gives 0 there, scatter adds
+# nothing. The XLA lowering (compiler/xla_conv.py) masks those windows to match; JAX's own
+# select-and-scatter would give the derivative to an element its comparisons pick, and
+# PyTorch's to the NaN.
 
 
 def _first_max_masks(xp, x, slices):
