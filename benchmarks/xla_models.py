@@ -218,10 +218,12 @@ def dp_row(batch, rng, clip=1.0):
     root = pathlib.Path(__file__).resolve().parent.parent
     sys.path.insert(0, str(root / "examples"))
     import dp_sgd_cnn
-    from dp_clipping import jax_dp_step
+    import jax
+    from dp_clipping import jax_dp_step, jax_grads
     X = rng.standard_normal((batch, 1, 8, 8)).astype(np.float32)
     Y = rng.integers(0, 10, batch)
-    return (ft.dp.clipped_grad_sum(dp_sgd_cnn.loss, clip), jax_dp_step(clip),
+    return (ft.dp.clipped_grad_sum(dp_sgd_cnn.loss, clip),
+            jax_dp_step(jax, jax_grads(jax, dp_sgd_cnn.loss), clip),
             (dp_sgd_cnn.init_params(rng), X, Y))
 
 
