@@ -134,16 +134,24 @@ def test_integer_division_by_zero_and_its_edges_are_numpys(dtype):
 
 
 @pytest.mark.parametrize("dtype", INTEGERS, ids=lambda d: np.dtype(d).name)
-def test_abs_of_a_wrapped_product_is_numpys(dtype):
-    """abs(a * a) of integers that wrap: XLA's simplifier drops the abs of a square (jax.jit
-    gives int8 26 * 26 = -92 for abs(26 * 26); NumPy 92), and sqrt of it was NaN on XLA (the
-    XLA differential fuzz found it)."""
+def test_squares_that_wrap_are_not_taken_for_non_negative(dtype):
+    """XLA's simplifier takes multiply(a, a) for non-negative, which an integer square that
+    wraps is not (int8 26 * 26 is -92): jax.jit folds `a * a >= 0` to True and `abs(a * a)` to
+    `a * a`, and sqrt of it was NaN on XLA (the XLA integer fuzz found it). Squares, powers
+    and their comparisons give NumPy's values."""
     x = np.concatenate([edges(dtype), np.array([26, 100, 127], dtype)])
     programs = {"abs(a * a)": lambda a: np.abs(a * a),
                 "sqrt(abs(a * a))": lambda a: np.sqrt(np.abs(a * a) * 1.0),
-                "abs(a)": np.abs, "abs(-a)": lambda a: np.abs(-a)}
+                "abs(a)": np.abs, "abs(-a)": lambda a: np.abs(-a),
+                "a * a >= 0": lambda a: a * a >= 0, "a * a < 0": lambda a: a * a < 0,
+                "square(a) >= 0": lambda a: np.square(a) >= 0,
+                "a ** 2 >= 0": lambda a: a ** 2 >= 0, "a ** 4 < 0": lambda a: a ** 4 < 0,
+                "maximum(a * a, 0)": lambda a: np.maximum(a * a, 0),
+                "a ** 3, a ** 1, a ** 0": lambda a: (a ** 3, a ** 1, a ** 0)}
     for name, f in programs.items():
-        assert_same(compiled(f, x), numpy_of(f, x), f"{name} of {np.dtype(dtype).name}")
+        got, want = compiled(f, x), numpy_of(f, x)
+        for g, w in zip(*[r if isinstance(r, tuple) else (r,) for r in (got, want)], strict=True):
+            assert_same(g, w, f"{name} of {np.dtype(dtype).name}")
 
 
 def test_float_floor_divide_and_remainder_are_numpys_bit_for_bit():

@@ -125,14 +125,14 @@ def _power(ctx, x, y):
     if not jnp.issubdtype(jnp.result_type(x, y), jnp.integer):
         return jnp.power(x, y)
     if isinstance(y, int):   # a static exponent (a negative one raised while tracing)
-        return lax.integer_pow(jnp.asarray(x), y)
+        return _integer_pow(jnp.asarray(x), y)
     x, y = jnp.broadcast_arrays(jnp.asarray(x), jnp.asarray(y).astype(jnp.result_type(x)))
     if jnp.issubdtype(y.dtype, jnp.signedinteger):
         ctx.check(jnp.any(y < 0))
     acc = jnp.ones_like(x)
     for _ in range(8 * x.dtype.itemsize):   # square and multiply, one bit of y at a time
         acc = jnp.where((y & 1) == 1, acc * x, acc)
-        x, y = x * x, y >> 1
+        x, y = _times(x, x), y >> 1
     return acc
 
 
@@ -148,6 +148,35 @@ def _reciprocal(ctx, x):
     return jnp.where(x == 0, at_zero, jnp.where(unit, x, 0))
 
 
+def _times(x, y):
+    """x * y; a signed integer square with its second factor behind an optimization barrier:
+    XLA's simplifier takes multiply(a, a) for non-negative, which a wrapping integer square is
+    not (int8 26 * 26 is -92), and folds `a * a >= 0` to True and `abs(a * a)` to `a * a`."""
+    if x is y and jnp.issubdtype(jnp.asarray(x).dtype, jnp.signedinteger):
+        return x * lax.optimization_barrier(y)
+    return x * y
+
+
+def _multiply(ctx, x, y):
+    return _times(x, y)
+
+
+def _square(ctx, x):
+    return _times(x, x)
+
+
+def _integer_pow(x, n):
+    """x ** n for a static n >= 0 by squaring, each square through _times."""
+    acc = None
+    while n:
+        if n & 1:
+            acc = x if acc is None else acc * x
+        n >>= 1
+        if n:
+            x = _times(x, x)
+    return jnp.ones_like(x) if acc is None else acc
+
+
 def _abs(ctx, x):
     """A signed integer's abs as (x ^ s) - s with s its sign bits: XLA's simplifier rewrites
     abs(a * a) to a * a, which is wrong once the product wraps (int8 26 * 26 is -92, whose abs
@@ -159,6 +188,7 @@ def _abs(ctx, x):
 
 
 _NUMPY_RULES = {"floor_divide": _floor_divide, "remainder": _remainder, "power": _power,
+                "multiply": _multiply, "square": _square,
                 "reciprocal": _reciprocal, "abs": _abs}
 """Lowerings of ufuncs whose jax.numpy function differs from NumPy's at the edges: integer
 results XLA leaves undefined or defines otherwise (division by zero), jax.numpy's integer
