@@ -154,6 +154,22 @@ def test_squares_that_wrap_are_not_taken_for_non_negative(dtype):
             assert_same(g, w, f"{name} of {np.dtype(dtype).name}")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_comparisons_of_non_negative_values_keep_nan_false(dtype):
+    """XLA's simplifier folds `A >= 0` (and `A > -1`, `0 <= A`) to True for an A it takes for
+    non-negative (abs, exp, a * a), which a NaN is not: jax.jit gives True for
+    `abs(nan) >= 0`, NumPy False. The folds to False (`abs(x) < 0`) hold for NaN as well."""
+    x = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e30, -2.5, 1e-30], dtype)
+    programs = {"abs(x) >= 0": lambda a: np.abs(a) >= 0, "exp(x) >= 0": lambda a: np.exp(a) >= 0,
+                "x * x >= 0": lambda a: a * a >= 0, "square(x) > -1": lambda a: np.square(a) > -1,
+                "0 <= abs(x)": lambda a: 0 <= np.abs(a), "-1 < exp(x)": lambda a: -1 < np.exp(a),
+                "abs(x) >= zeros": lambda a: np.abs(a) >= np.zeros(8, dtype),
+                "abs(x) < 0": lambda a: np.abs(a) < 0, "x > 0": lambda a: a > 0,
+                "x >= 0.5": lambda a: a >= 0.5}
+    for name, f in programs.items():
+        assert_same(compiled(f, x), numpy_of(f, x), f"{name} of {np.dtype(dtype).name}")
+
+
 def test_float_floor_divide_and_remainder_are_numpys_bit_for_bit():
     """A zero quotient has the sign of x / y and a zero remainder the sign of y, as NumPy's
     (jax.numpy's -1.0 // -3.0 is -0.0 and 3.0 % -3.0 is 0.0: 1 / that is the other infinity)."""

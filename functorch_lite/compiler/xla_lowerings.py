@@ -177,6 +177,28 @@ def _integer_pow(x, n):
     return jnp.ones_like(x) if acc is None else acc
 
 
+_NEGATED = {"greater_equal": (jnp.less, False), "greater": (jnp.less_equal, False),
+            "less_equal": (jnp.less, True), "less": (jnp.less_equal, True)}
+"""Comparison -> (the comparison whose negation it is, whether its operands swap)."""
+
+
+def _order(name):
+    """A float order comparison as NOT its negation, and neither operand NaN: XLA's simplifier
+    folds `A >= 0`, `A > -1` and `0 <= A` to True for an A it takes for non-negative (abs,
+    exp, a * a), which a NaN is not (jax.jit's `abs(nan) >= 0` is True, NumPy's False); the
+    folds of the negation (`A < 0` to False) hold for NaN too. Integers compare as they are."""
+    negation, swap = _NEGATED[name]
+    compare = getattr(jnp, name)
+
+    def lower(ctx, x, y):
+        x, y = _in_loop_dtypes(ctx, getattr(np, name), (x, y))
+        if not jnp.issubdtype(jnp.result_type(x, y), jnp.floating):
+            return compare(x, y)
+        a, b = (y, x) if swap else (x, y)
+        return ~negation(a, b) & ~jnp.isnan(a) & ~jnp.isnan(b)
+    return lower
+
+
 def _abs(ctx, x):
     """A signed integer's abs as (x ^ s) - s with s its sign bits: XLA's simplifier rewrites
     abs(a * a) to a * a, which is wrong once the product wraps (int8 26 * 26 is -92, whose abs
@@ -518,6 +540,8 @@ def _threefry(ctx, key, counts):
 
 
 LOWERINGS = {name: _ufunc(name) for name in UFUNCS}
+LOWERINGS.update({name: _order(name) for name in ("greater", "greater_equal", "less",
+                                                  "less_equal")})
 LOWERINGS.update({
     "stop_gradient": lambda ctx, x: x,
     "round": _round,
