@@ -6,8 +6,8 @@ from hypothesis import settings
 
 from functorch_lite import backend as _backend_module
 
-# CI replays a fixed set of hypothesis examples (reproducible verdicts); local runs explore new
-# ones each time.
+# `python3 tasks.py test` (the README's command, which CI runs) and any run with CI set replay a
+# fixed set of hypothesis examples (reproducible verdicts); a plain `pytest` explores new ones.
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
