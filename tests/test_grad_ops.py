@@ -31,12 +31,12 @@ def _named(info, seed):
 
 
 def _each(info, test, check):
-    """check(name) over the op's float64 samples (op_cases.check_samples: every failure named);
-    an entry's skips name whole tests here."""
+    """check(sample) over the op's float64 samples drawn from default_rng(0)
+    (op_cases.check_samples: every failure named); an entry's skips name whole tests here."""
     if test in info.skips:
         pytest.skip(info.skips[test])
     samples = _float64_samples(info, np.random.default_rng(0))
-    check_samples(info, samples, lambda sample: check(sample.name))
+    check_samples(info, samples, check)
 
 
 def _float_positions(sample):
@@ -86,10 +86,7 @@ def test_every_differentiable_op_has_a_vjp_rule():
 
 @pytest.mark.parametrize("info", OPS)
 def test_vjp(info):
-    zero = _named(info, 0)
-
-    def check(name):
-        sample = zero[name]
+    def check(sample):
         f, xs = _float_fn(info, sample)
         rtol, atol = _tolerance(f(*xs))
         gradcheck(f, xs, rtol=rtol, atol=atol, rng=np.random.default_rng(1))
@@ -98,10 +95,7 @@ def test_vjp(info):
 
 @pytest.mark.parametrize("info", OPS)
 def test_grad_grad(info):
-    zero = _named(info, 0)
-
-    def check(name):
-        sample = zero[name]
+    def check(sample):
         f, xs = _float_fn(info, sample)
         out = f(*xs)
         if np.dtype(np.float32) in {np.asarray(o).dtype for o in optree.tree_leaves(out)}:
@@ -137,8 +131,8 @@ def _assert_trees_close(got, want, rtol=1e-6, atol=1e-8):
 def test_vmap_grad(info):
     batches = _batches(info)
 
-    def check(name):
-        samples, per_example, stacked = _batch(info, batches, name)
+    def check(sample):
+        samples, per_example, stacked = _batch(info, batches, sample.name)
         f0, xs0 = per_example[0]
         # the same function for every example: the static parts of the sample do not depend on rng
         phi = _scalarized(f0, f0(*xs0), np.random.default_rng(4))
@@ -153,10 +147,7 @@ def test_vmap_grad(info):
 
 @pytest.mark.parametrize("info", OPS)
 def test_vmap_vjp(info):
-    zero = _named(info, 0)
-
-    def check(name):
-        sample = zero[name]
+    def check(sample):
         f, xs = _float_fn(info, sample)
         out, vjp_fn = ft.vjp(f, *xs)
         rng = np.random.default_rng(5)
@@ -175,8 +166,8 @@ def test_vmap_vjp(info):
 def test_grad_vmap(info):
     batches = _batches(info)
 
-    def check(name):
-        samples, per_example, stacked = _batch(info, batches, name)
+    def check(sample):
+        samples, per_example, stacked = _batch(info, batches, sample.name)
         f0, xs0 = per_example[0]
         out0 = f0(*xs0)
         rng = np.random.default_rng(6)
@@ -204,10 +195,7 @@ def test_grad_vmap(info):
 
 @pytest.mark.parametrize("info", OPS)
 def test_jacrev(info):
-    zero = _named(info, 0)
-
-    def check(name):
-        sample = zero[name]
+    def check(sample):
         f, xs = _float_fn(info, sample)
         out = f(*xs)
         if any(np.asarray(o).dtype.kind != "f" for o in optree.tree_leaves(out)):
