@@ -143,6 +143,7 @@ def test_squares_that_wrap_are_not_taken_for_non_negative(dtype):
     programs = {"abs(a * a)": lambda a: np.abs(a * a),
                 "sqrt(abs(a * a))": lambda a: np.sqrt(np.abs(a * a) * 1.0),
                 "abs(a)": np.abs, "abs(-a)": lambda a: np.abs(-a),
+                "abs(a) < 0": lambda a: np.abs(a) < 0, "abs(a) >= 0": lambda a: np.abs(a) >= 0,
                 "a * a >= 0": lambda a: a * a >= 0, "a * a < 0": lambda a: a * a < 0,
                 "square(a) >= 0": lambda a: np.square(a) >= 0,
                 "a ** 2 >= 0": lambda a: a ** 2 >= 0, "a ** 4 < 0": lambda a: a ** 4 < 0,

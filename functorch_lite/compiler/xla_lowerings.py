@@ -200,9 +200,9 @@ def _order(name):
 
 
 def _abs(ctx, x):
-    """A signed integer's abs as (x ^ s) - s with s its sign bits: XLA's simplifier rewrites
-    abs(a * a) to a * a, which is wrong once the product wraps (int8 26 * 26 is -92, whose abs
-    is 92); it does not see through the bit form."""
+    """A signed integer's abs as (x ^ s) - s with s its sign bits: XLA's simplifier takes
+    abs(A) for non-negative and folds `abs(a) < 0` to False, which abs(MIN) (MIN itself, as in
+    NumPy) is not; it does not see through the bit form."""
     if not jnp.issubdtype(x.dtype, jnp.signedinteger):
         return jnp.abs(x)
     s = lax.shift_right_arithmetic(x, jnp.asarray(8 * x.dtype.itemsize - 1, x.dtype))
