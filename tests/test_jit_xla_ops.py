@@ -2,6 +2,10 @@
 jitted with backend="xla" give the reference result and the NumPy backend's (xla_checks.py: 1e-12
 of the result's scale in float64), on the tracing call and on compiled replays; and every op has
 a lowering."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -50,24 +54,24 @@ def _check_sample_on_xla(info, sample):
     return True
 
 
-def _check_together_on_xla(info, samples):
-    """_check_sample_on_xla for many samples at once: one program calling the op on each
-    sample's own leaves, so one XLA compile."""
-    sizes = [len(s.leaves()) for s in samples]
+def _check_together_on_xla(cases):
+    """_check_sample_on_xla for many (info, sample) cases at once: one program calling each
+    op on its sample's own leaves, so one XLA compile."""
+    sizes = [len(s.leaves()) for _, s in cases]
 
     def program(*leaves):
         outs, start = [], 0
-        for sample, n in zip(samples, sizes):
+        for (info, sample), n in zip(cases, sizes):
             outs.append(sample.call(info.fn, list(leaves[start:start + n])))
             start += n
         return outs
-    leaves = [x for s in samples for x in s.leaves()]
+    leaves = [x for _, s in cases for x in s.leaves()]
     on_numpy, on_xla = ft.jit(program, backend="numpy"), ft.jit(program, backend="xla")
     on_xla(*leaves)
     for _ in range(2):
         got = on_xla(*[_same_layout_copy(x) for x in leaves])
         want = on_numpy(*[_same_layout_copy(x) for x in leaves])
-        for sample, g, w in zip(samples, got, want, strict=True):
+        for (info, sample), g, w in zip(cases, got, want, strict=True):
             assert_matches_reference(info, sample, g)
             assert_backends_agree(g, w, f"{info.name}[{sample.name}]")
     assert on_xla.traces == 1
@@ -92,11 +96,45 @@ def test_jit_op_on_xla(info):
             assert not _check_sample_on_xla(info, sample)   # refused on XLA too
     if together:
         try:
-            _check_together_on_xla(info, together)
+            _check_together_on_xla([(info, sample) for sample in together])
         except Exception:
             for sample in together:
                 _check_sample_on_xla(info, sample)
             raise   # each sample passes alone: the program of all of them is what fails
+
+
+def _first_traced_samples():
+    """(info, sample): the first checked sample of each op that ft.jit traces."""
+    cases = []
+    for info in OP_DB:
+        if info.creation or not info.check_values:
+            continue
+        for sample in info.samples(np.random.default_rng(0)):
+            if not info.skip_reason("test_kernel", sample.name) and _traces(
+                    lambda *xs, s=sample: s.call(info.fn, list(xs)), sample.leaves()):
+                cases.append((info, sample))
+                break
+    return cases
+
+
+def check_every_op_in_one_program():
+    """One sample of every op beside every other in one compiled program (run by the test
+    below, with XLA's default code generation)."""
+    cases = _first_traced_samples()
+    assert len(cases) > 200
+    _check_together_on_xla(cases)
+
+
+def test_every_op_with_xla_default_code_generation():
+    """The suite compiles with XLA's cheapest CPU code generation (tests/conftest.py: the same
+    optimized HLO, a fraction of the compile time); one sample of every op is also compiled the
+    way users' programs are, in a process of its own since XLA reads its flags once."""
+    run = subprocess.run(
+        [sys.executable, "-c", "import test_jit_xla_ops; "
+         "test_jit_xla_ops.check_every_op_in_one_program()"],
+        cwd=os.path.dirname(os.path.abspath(__file__)), env=dict(os.environ, XLA_FLAGS=""),
+        capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
 
 
 def _traces(fn, leaves):
