@@ -154,12 +154,13 @@ def test_numpy_arguments_after_jax_ones_still_get_numpy_results():
         assert isinstance(f(jp, jx)["w"], jax.Array)
     out = f(p, x)
     assert type(out["w"]) is np.ndarray and out["w"].flags.writeable
-    np.testing.assert_allclose(out["w"], eager(p, x)["w"], rtol=1e-12)
+    np.testing.assert_allclose(out["w"], eager(p, x)["w"], rtol=1e-12, atol=1e-15)
     wide = _f64(rng.standard_normal((5, 6)))
     pw = jax.tree_util.tree_map(_f64, {"w": rng.standard_normal((6, 4)), "b": p["b"]})
     np.testing.assert_allclose(np.asarray(f(pw, wide)["w"]),
                                eager({k: np.asarray(v) for k, v in pw.items()},
-                                     np.asarray(wide))["w"], rtol=1e-12)
+                                     np.asarray(wide))["w"], rtol=1e-12, atol=1e-15)
     with pytest.raises(KeyError):   # another tree: traced anew, where the function fails
         f({"w": jp["w"]}, jx)
-    np.testing.assert_allclose(np.asarray(f(jp, jx)["b"]), eager(p, x)["b"], rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(f(jp, jx)["b"]), eager(p, x)["b"], rtol=1e-12,
+                               atol=1e-15)   # 1e-12 of the result's scale (xla_checks.RTOL)
