@@ -1,7 +1,7 @@
 """The per-example rows of issue 31 on one CPU thread, float32: ft.jit(backend="xla") (NumPy
 arrays in and out; JAX arrays in and out) against jax.jit of the same model written in JAX,
-medians of interleaved single calls in one process, and each one's compile time (its first
-call: trace, passes and XLA's compile) beside jax.jit's.
+medians of interleaved single calls in one process, and each one's compile time (the median
+of three first calls of fresh functions: trace, passes and XLA's compile) beside jax.jit's.
 
 Rows:
   mlp        per-example grads of a 784-128-10 tanh MLP with cross-entropy
@@ -56,28 +56,32 @@ def max_rel_diff(a, b):
     return worst
 
 
-def xla_columns(ft_fn, jax_fn, args, repeats):
+def xla_columns(ft_fn, jax_fn, args, repeats, compiles=3):
     """{column: median seconds} and the largest relative differences: ft.jit(ft_fn, xla) on
     NumPy arrays ("xla-np") and on JAX arrays ("xla-jax"), against jax.jit(jax_fn) on JAX
-    arrays ("jax.jit"); each first call's seconds (trace and compile) under "compile ...". An
-    empty dict without JAX."""
+    arrays ("jax.jit"); under "compile ..." the median of `compiles` first calls (trace,
+    passes and XLA's compile) of fresh functions, taken in turns (one first call varies 2-3x
+    with what ran before it). An empty dict without JAX."""
     jax = jax_or_none()
     if jax is None:
         return {}, {}
-    on_np = ft.jit(ft_fn, backend="xla")
     jargs = optree.tree_map(jax.device_put, args)
-    on_jax = ft.jit(ft_fn, backend="xla")
-    ref = jax.jit(jax_fn)
-    firsts = {}
-    for name, fn, a in (("xla-np", on_np, args), ("xla-jax", on_jax, jargs),
-                        ("jax.jit", ref, jargs)):
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn(*a))
-        firsts[name] = time.perf_counter() - t0
+    fresh = {"xla-np": (lambda: ft.jit(ft_fn, backend="xla"), args),
+             "xla-jax": (lambda: ft.jit(ft_fn, backend="xla"), jargs),
+             # a new function object each time, so that jax.jit's caches do not answer
+             "jax.jit": (lambda: jax.jit(lambda *a: jax_fn(*a)), jargs)}
+    firsts, made = {name: [] for name in fresh}, {}
+    for _ in range(max(compiles, 1)):
+        for name, (make, a) in fresh.items():
+            made[name] = fn = make()
+            t0 = time.perf_counter()
+            jax.block_until_ready(fn(*a))
+            firsts[name].append(time.perf_counter() - t0)
+    on_np, on_jax, ref = made["xla-np"], made["xla-jax"], made["jax.jit"]
     calls = [lambda: on_np(*args), lambda: jax.block_until_ready(on_jax(*jargs)),
              lambda: jax.block_until_ready(ref(*jargs))]
     times = dict(zip(("xla-np", "xla-jax", "jax.jit"), interleaved_medians(calls, repeats)))
-    times.update({"compile " + k: v for k, v in firsts.items()})
+    times.update({"compile " + k: float(np.median(v)) for k, v in firsts.items()})
     want = ref(*jargs)
     diffs = {"xla-np": max_rel_diff(on_np(*args), want),
              "xla-jax": max_rel_diff(on_jax(*jargs), want)}
