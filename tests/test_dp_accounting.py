@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-pytest.importorskip("dp_accounting", reason="the examples extra is not installed")
 
 
 @pytest.fixture(scope="module")
 def demo():
+    # here, not at the module's top: dp-accounting's import (SciPy's) costs each test process
+    # 3 s of collection
+    pytest.importorskip("dp_accounting", reason="the examples extra is not installed")
     sys.path.insert(0, str(ROOT / "examples"))
     try:
         import dp_sgd_cnn
