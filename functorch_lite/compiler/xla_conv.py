@@ -25,6 +25,9 @@ Pooling is a window reduction (lax.reduce_window); max pooling's jvp and vjp are
 select-and-gather and select-and-scatter (JAX's derivatives of a max reduce_window), which
 pick each window's first maximum, as the NumPy kernels do.
 """
+import functools
+import math
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -39,6 +42,12 @@ def _spec(nd):
     """conv_general_dilated's dimension numbers for (N, C, *spatial) operands."""
     return lax.ConvDimensionNumbers(lhs_spec=tuple(range(nd + 2)), rhs_spec=tuple(range(nd + 2)),
                                     out_spec=tuple(range(nd + 2)))
+
+
+def _on_cpu(ctx):
+    """Whether the program compiles for XLA's CPU backend, whose forms differ (Note [pooling
+    on XLA's CPU])."""
+    return ctx.platform == "cpu"
 
 
 def _common(*arrays):
@@ -76,28 +85,56 @@ def conv_transpose(ctx, g, w, *, input_shape, stride, padding, dilation, groups)
 
 
 def conv_weight_grad(ctx, x, g, *, kernel_shape, stride, padding, dilation, groups):
-    """The weight gradient in the feature-group form (Note [convolutions on XLA]):
-    dw[o, c, k] = sum_{n, p} g[n, o, p] x[n, c, p * stride + k * dilation - lo], a convolution
+    """The weight gradient dw[o, c, k] = sum_{n, p} g[n, o, p] x[n, c, p * stride + k *
+    dilation - lo]: on the CPU, where the convolution form runs slowly, as a product of the
+    windows (Note [convolutions on XLA]); otherwise in the feature-group form, a convolution
     of x (batch: c within its group; features: (group, n)) with g as the kernel (out: o;
     in: n), whose output positions are the kernel's taps."""
     x, g = _common(x, g)
     nd = x.ndim - 2
     n, c = x.shape[:2]
     o, cg, og = g.shape[1], c // groups, g.shape[1] // groups
-    spatial = x.shape[2:]
-    lhs = x.reshape((n, groups, cg) + spatial)
-    lhs = jnp.moveaxis(lhs, 2, 0).swapaxes(1, 2).reshape((cg, groups * n) + spatial)
-    counts = g.shape[2:]
-    rhs = g.reshape((n, groups, og) + counts)
-    rhs = jnp.moveaxis(rhs, 0, 2).reshape((o, n) + counts)
+    spatial, counts = x.shape[2:], g.shape[2:]
     pads = []
     for size, count, k, s, d, (lo, _) in zip(spatial, counts, kernel_shape, stride, dilation,
                                               padding):
         pads.append((lo, (k - 1) * d + (count - 1) * s + 1 - size - lo))
+    if _on_cpu(ctx) and (cg * math.prod(kernel_shape) <= _SHORT_CONTRACTION
+                         or any(s > 1 for s in stride)):
+        return _weight_grad_by_windows(x, g, kernel_shape, stride, pads, dilation, groups)
+    lhs = x.reshape((n, groups, cg) + spatial)
+    lhs = jnp.moveaxis(lhs, 2, 0).swapaxes(1, 2).reshape((cg, groups * n) + spatial)
+    rhs = g.reshape((n, groups, og) + counts)
+    rhs = jnp.moveaxis(rhs, 0, 2).reshape((o, n) + counts)
     out = lax.conv_general_dilated(
         lhs, rhs, window_strides=tuple(dilation), padding=pads, rhs_dilation=tuple(stride),
         feature_group_count=groups, dimension_numbers=_spec(nd), precision=_HIGHEST)
     return out.swapaxes(0, 1)                                    # (Cg, O, *K) -> (O, Cg, *K)
+
+
+_SHORT_CONTRACTION = 36
+"""The most input channels times taps per group for which the CPU computes a weight gradient
+from the windows of a stride-1 convolution (Note [convolutions on XLA])."""
+
+
+def _weight_grad_by_windows(x, g, kernel_shape, stride, pads, dilation, groups):
+    """dw as the windows of x, (N, G, Cg * K, P), one strided slice per tap, contracted with g,
+    (N, G, Og, P), over N and P: one batched product over the groups (the NumPy kernel's
+    im2col and GEMM)."""
+    nd = x.ndim - 2
+    n, c = x.shape[:2]
+    zero = jnp.zeros((), x.dtype)
+    x = lax.pad(x, zero, [(0, 0, 0)] * 2 + [(lo, hi, 0) for lo, hi in pads])
+    counts = g.shape[2:]
+    taps = window_offsets(x.ndim, tuple(range(2, 2 + nd)), counts, kernel_shape, stride,
+                          dilation)
+    windows = jnp.stack([x[index] for _, index in taps], axis=2)      # (N, C, K, *P)
+    windows = windows.reshape(n, groups, c // groups * math.prod(kernel_shape),
+                              math.prod(counts))
+    o = g.shape[1]
+    g = g.reshape(n, groups, o // groups, math.prod(counts))
+    out = lax.dot_general(g, windows, (((0, 3), (0, 3)), ((1,), (1,))), precision=_HIGHEST)
+    return out.reshape((o, c // groups) + tuple(kernel_shape))      # (G, Og, Cg * K)
 
 
 def _window(x, axes, window, stride, dilation):
@@ -139,18 +176,31 @@ def _nan_windows(x, kw, values):
 
 
 def pool_max_select(ctx, x, u, *, axes, window, stride, dilation):
-    """u at each window's first argmax of x: the jvp of the max reduction (select-and-gather)."""
+    """u at each window's first argmax of x: the jvp of the max reduction (select-and-gather;
+    on the CPU one fused select per window offset, Note [pooling on XLA's CPU])."""
     x, u = jnp.asarray(x), jnp.asarray(u)
+    if _on_cpu(ctx):
+        taps = [index for _, index in _taps(x, axes, window, stride, dilation)]
+        best = functools.reduce(jnp.maximum, [x[index] for index in taps])
+        out = jnp.zeros(best.shape, u.dtype)
+        for index in reversed(taps):
+            out = jnp.where(x[index] == best, u[index], out)
+        return out
     kw = _window(x, axes, window, stride, dilation)
     picked = jax.jvp(lambda v: _max_pool(v, kw), (x,), (u.astype(x.dtype),))[1]
     return _nan_windows(x, kw, picked).astype(u.dtype)
 
 
 def pool_max_scatter(ctx, x, g, *, axes, window, stride, dilation):
-    """g added at each window's first argmax of x: the vjp of the max reduction
-    (select-and-scatter). XLA has no select-and-scatter over dilated windows: those add one
+    """g added at each window's first argmax of x: the vjp of the max reduction. On the CPU a
+    select per block (disjoint windows) or a pad per window offset (Note [pooling on XLA's
+    CPU]); elsewhere XLA's select-and-scatter, which has no dilated windows: those add one
     masked strided slice per window offset."""
     x, g = jnp.asarray(x), jnp.asarray(g)
+    if _on_cpu(ctx):
+        disjoint = all(s >= d * (k - 1) + 1 for k, s, d in zip(window, stride, dilation))
+        return (_scatter_by_blocks if disjoint else _scatter_by_pads)(
+            x, g, axes, window, stride, dilation)
     if any(d != 1 for d in dilation):
         return _scatter_by_offsets(x, g, axes, window, stride, dilation)
     kw = _window(x, axes, window, stride, dilation)
@@ -168,6 +218,79 @@ def _scatter_by_offsets(x, g, axes, window, stride, dilation):
         hit = (x[index] == best) & ~taken
         taken = taken | hit
         out = out.at[index].add(jnp.where(hit, g, 0))
+    return out
+
+
+def _taps(x, axes, window, stride, dilation):
+    """(offset, index) per window offset, in window_offsets' order: x[index] holds every
+    window's element at that offset."""
+    counts = window_counts([x.shape[a] for a in axes], window, stride, dilation)
+    return list(window_offsets(x.ndim, axes, counts, window, stride, dilation))
+
+
+def _first_max(values):
+    """The number of the first of `values` (one array per window offset) equal to their
+    maximum; len(values) where the maximum is NaN, which no element equals."""
+    best = functools.reduce(jnp.maximum, values)
+    first = jnp.full(best.shape, len(values), np.int32)
+    for k in reversed(range(len(values))):
+        first = jnp.where(values[k] == best, np.int32(k), first)
+    return first
+
+
+def _scatter_by_blocks(x, g, axes, window, stride, dilation):
+    """Disjoint windows: x cut (cropped, or padded past its last window) into one block of
+    `stride` elements per window along each pooled axis, the window's taps at the start of
+    its block; each element of the result is g where its place in the block is the window's
+    first maximum: one select in x's own layout (the blocks are a reshape, no transpose)."""
+    taps = _taps(x, axes, window, stride, dilation)
+    counts = [g.shape[a] for a in axes]
+    fitted = _fit_axes(x, axes, [n * s for n, s in zip(counts, stride)])
+    shape = []
+    for a, size in enumerate(fitted.shape):
+        shape += [counts[axes.index(a)], stride[axes.index(a)]] if a in axes else [size]
+    at = [a + 1 + sum(b < a for b in axes) for a in axes]   # each pooled axis's place axis
+    blocked = fitted.reshape(shape)
+    position = np.full([shape[a] if a in at else 1 for a in range(len(shape))], -1, np.int32)
+    values = []
+    for number, (offset, _) in enumerate(taps):
+        index = [slice(None)] * len(shape)
+        for a, j, d in zip(at, offset, dilation):
+            index[a] = slice(j * d, j * d + 1)
+        values.append(blocked[tuple(index)])
+        position[tuple(0 if i == slice(None) else i.start for i in index)] = number
+    first = _first_max(values)
+    out = jnp.where(first == position, g.reshape(first.shape), jnp.zeros((), g.dtype))
+    return _fit_axes(out.reshape(fitted.shape), axes, [x.shape[a] for a in axes])
+
+
+def _fit_axes(x, axes, sizes):
+    """x cropped, or padded with zeros at the far end, to `sizes` along `axes`."""
+    index, pads = [slice(None)] * x.ndim, [(0, 0)] * x.ndim
+    for a, n in zip(axes, sizes):
+        if x.shape[a] > n:
+            index[a] = slice(0, n)
+        else:
+            pads[a] = (0, n - x.shape[a])
+    x = x[tuple(index)]
+    return jnp.pad(x, pads) if any(hi for _, hi in pads) else x
+
+
+def _scatter_by_pads(x, g, axes, window, stride, dilation):
+    """Overlapping windows: for each window offset, g where that offset holds its window's
+    first maximum, spread to its elements by one pad (interior padding stride - 1) and
+    added: one loop fusion."""
+    taps = _taps(x, axes, window, stride, dilation)
+    first = _first_max([x[index] for _, index in taps])
+    zero = jnp.zeros((), g.dtype)
+    out = None
+    for number, (offset, index) in enumerate(taps):
+        config = [(0, 0, 0)] * x.ndim
+        for a, j, s, d in zip(axes, offset, stride, dilation):
+            lo, n = j * d, first.shape[a]
+            config[a] = (lo, x.shape[a] - lo - s * (n - 1) - 1, s - 1)
+        part = lax.pad(jnp.where(first == number, g, zero), zero, config)
+        out = part if out is None else out + part
     return out
 
 
