@@ -43,13 +43,14 @@ def weight_grads(draw):
                 far_padding=ints(0, 2))
 
 
-@pytest.mark.parametrize("platform, short", [("cpu", None), ("cpu", 10 ** 9), ("gpu", None)])
+@pytest.mark.parametrize("platform, taps", [("cpu", None), ("cpu", 10 ** 9), ("gpu", None)])
 @SETTINGS
 @given(spec=weight_grads(), seed=st.integers(0, 2 ** 31))
-def test_conv_weight_grad_forms_match_numpy(platform, short, spec, seed):
-    """The CPU's choice (the windows' product for a short contraction or a stride, else the
-    feature-group convolution), its windows form for every shape (`short`), and the GPU's
-    feature-group convolution, with paddings that the windows may not reach."""
+def test_conv_weight_grad_forms_match_numpy(platform, taps, spec, seed):
+    """The CPU's choice (the windows' product for few taps, no dilation, and one example or
+    one group, else the feature-group convolution), its windows form for every kernel
+    (`taps`), and the GPU's feature-group convolution, with paddings that the windows may
+    not reach."""
     rng = np.random.default_rng(seed)
     c, o = spec["groups"] * spec["cg"], spec["groups"] * spec["og"]
     x = rng.standard_normal((spec["n"], c) + spec["size"]).astype(np.float32)
@@ -64,8 +65,8 @@ def test_conv_weight_grad_forms_match_numpy(platform, short, spec, seed):
     want = np.asarray(conv_ops.conv_weight_grad(x, g, **params))
     assert want.shape == (o, spec["cg"]) + spec["kernel"]
     with pytest.MonkeyPatch.context() as patch:
-        if short is not None:
-            patch.setattr(xla_conv, "_SHORT_CONTRACTION", short)
+        if taps is not None:
+            patch.setattr(xla_conv, "_FEW_TAPS", taps)
         got = _lowered("conv_weight_grad", platform, x, g, **params)
     _close(got, want, f"{platform} {spec}")
 

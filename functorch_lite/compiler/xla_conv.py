@@ -86,8 +86,9 @@ def conv_transpose(ctx, g, w, *, input_shape, stride, padding, dilation, groups)
 
 def conv_weight_grad(ctx, x, g, *, kernel_shape, stride, padding, dilation, groups):
     """The weight gradient dw[o, c, k] = sum_{n, p} g[n, o, p] x[n, c, p * stride + k *
-    dilation - lo]: on the CPU, where the convolution form runs slowly, as a product of the
-    windows (Note [convolutions on XLA]); otherwise in the feature-group form, a convolution
+    dilation - lo]: on the CPU, for a small undilated kernel with one example (vmap's
+    per-example gradients) or one group, a product with the windows of x (Note [convolutions
+    on XLA]); otherwise in the feature-group form, a convolution
     of x (batch: c within its group; features: (group, n)) with g as the kernel (out: o;
     in: n), whose output positions are the kernel's taps."""
     x, g = _common(x, g)
@@ -99,8 +100,8 @@ def conv_weight_grad(ctx, x, g, *, kernel_shape, stride, padding, dilation, grou
     for size, count, k, s, d, (lo, _) in zip(spatial, counts, kernel_shape, stride, dilation,
                                               padding):
         pads.append((lo, (k - 1) * d + (count - 1) * s + 1 - size - lo))
-    if _on_cpu(ctx) and (cg * math.prod(kernel_shape) <= _SHORT_CONTRACTION
-                         or any(s > 1 for s in stride)):
+    if _on_cpu(ctx) and math.prod(kernel_shape) <= _FEW_TAPS and set(dilation) <= {1} \
+            and (n == 1 or groups == 1):
         return _weight_grad_by_windows(x, g, kernel_shape, stride, pads, dilation, groups)
     lhs = x.reshape((n, groups, cg) + spatial)
     lhs = jnp.moveaxis(lhs, 2, 0).swapaxes(1, 2).reshape((cg, groups * n) + spatial)
@@ -112,29 +113,33 @@ def conv_weight_grad(ctx, x, g, *, kernel_shape, stride, padding, dilation, grou
     return out.swapaxes(0, 1)                                    # (Cg, O, *K) -> (O, Cg, *K)
 
 
-_SHORT_CONTRACTION = 36
-"""The most input channels times taps per group for which the CPU computes a weight gradient
-from the windows of a stride-1 convolution (Note [convolutions on XLA])."""
+_FEW_TAPS = 9
+"""The most kernel taps for which the CPU computes a weight gradient from the windows of x
+(each window element adds one pad per tap: Note [convolutions on XLA])."""
 
 
 def _weight_grad_by_windows(x, g, kernel_shape, stride, pads, dilation, groups):
-    """dw as the windows of x, (N, G, Cg * K, P), one strided slice per tap, contracted with g,
-    (N, G, Og, P), over N and P: one batched product over the groups (the NumPy kernel's
-    im2col and GEMM)."""
+    """dw as one product over the groups of g, (N, G, Og, P), with the windows of x,
+    (N, G, P, Cg, K), contracted over N and P (the NumPy kernel's im2col and GEMM). The
+    windows are built by one pad per tap of x's channels-last slice, added (a loop fusion:
+    XLA's CPU concatenates along a minor axis ten times slower), in the layout XLA's product
+    reads without a transposing copy."""
     nd = x.ndim - 2
     n, c = x.shape[:2]
+    o, cg = g.shape[1], c // groups
     zero = jnp.zeros((), x.dtype)
     x = lax.pad(x, zero, [(0, 0, 0)] * 2 + [(lo, hi, 0) for lo, hi in pads])
-    counts = g.shape[2:]
-    taps = window_offsets(x.ndim, tuple(range(2, 2 + nd)), counts, kernel_shape, stride,
-                          dilation)
-    windows = jnp.stack([x[index] for _, index in taps], axis=2)      # (N, C, K, *P)
-    windows = windows.reshape(n, groups, c // groups * math.prod(kernel_shape),
-                              math.prod(counts))
-    o = g.shape[1]
+    x = jnp.moveaxis(x.reshape((n, groups, cg) + x.shape[2:]), 2, -1)   # (N, G, *S, Cg)
+    counts, taps = g.shape[2:], math.prod(kernel_shape)
+    windows = None
+    for k, (_, index) in enumerate(window_offsets(
+            x.ndim, tuple(range(2, 2 + nd)), counts, kernel_shape, stride, dilation)):
+        part = lax.pad(x[index][..., None], zero, [(0, 0, 0)] * x.ndim + [(k, taps - 1 - k, 0)])
+        windows = part if windows is None else windows + part
+    windows = windows.reshape(n, groups, math.prod(counts), cg * taps)
     g = g.reshape(n, groups, o // groups, math.prod(counts))
-    out = lax.dot_general(g, windows, (((0, 3), (0, 3)), ((1,), (1,))), precision=_HIGHEST)
-    return out.reshape((o, c // groups) + tuple(kernel_shape))      # (G, Og, Cg * K)
+    out = lax.dot_general(g, windows, (((0, 3), (0, 2)), ((1,), (1,))), precision=_HIGHEST)
+    return out.reshape((o, cg) + tuple(kernel_shape))               # (G, Og, Cg * K)
 
 
 def _window(x, axes, window, stride, dilation):
@@ -192,15 +197,13 @@ def pool_max_select(ctx, x, u, *, axes, window, stride, dilation):
 
 
 def pool_max_scatter(ctx, x, g, *, axes, window, stride, dilation):
-    """g added at each window's first argmax of x: the vjp of the max reduction. On the CPU a
-    select per block (disjoint windows) or a pad per window offset (Note [pooling on XLA's
-    CPU]); elsewhere XLA's select-and-scatter, which has no dilated windows: those add one
-    masked strided slice per window offset."""
+    """g added at each window's first argmax of x: the vjp of the max reduction. Disjoint
+    windows on the CPU: one select in x's layout (Note [pooling on XLA's CPU]); otherwise
+    XLA's select-and-scatter, which has no dilated windows: those add one masked strided
+    slice per window offset."""
     x, g = jnp.asarray(x), jnp.asarray(g)
-    if _on_cpu(ctx):
-        disjoint = all(s >= d * (k - 1) + 1 for k, s, d in zip(window, stride, dilation))
-        return (_scatter_by_blocks if disjoint else _scatter_by_pads)(
-            x, g, axes, window, stride, dilation)
+    if _on_cpu(ctx) and all(s >= d * (k - 1) + 1 for k, s, d in zip(window, stride, dilation)):
+        return _scatter_by_blocks(x, g, axes, window, stride, dilation)
     if any(d != 1 for d in dilation):
         return _scatter_by_offsets(x, g, axes, window, stride, dilation)
     kw = _window(x, axes, window, stride, dilation)
@@ -274,24 +277,6 @@ def _fit_axes(x, axes, sizes):
             pads[a] = (0, n - x.shape[a])
     x = x[tuple(index)]
     return jnp.pad(x, pads) if any(hi for _, hi in pads) else x
-
-
-def _scatter_by_pads(x, g, axes, window, stride, dilation):
-    """Overlapping windows: for each window offset, g where that offset holds its window's
-    first maximum, spread to its elements by one pad (interior padding stride - 1) and
-    added: one loop fusion."""
-    taps = _taps(x, axes, window, stride, dilation)
-    first = _first_max([x[index] for _, index in taps])
-    zero = jnp.zeros((), g.dtype)
-    out = None
-    for number, (offset, index) in enumerate(taps):
-        config = [(0, 0, 0)] * x.ndim
-        for a, j, s, d in zip(axes, offset, stride, dilation):
-            lo, n = j * d, first.shape[a]
-            config[a] = (lo, x.shape[a] - lo - s * (n - 1) - 1, s - 1)
-        part = lax.pad(jnp.where(first == number, g, zero), zero, config)
-        out = part if out is None else out + part
-    return out
 
 
 LOWERINGS = {"conv": conv, "conv_transpose": conv_transpose,
