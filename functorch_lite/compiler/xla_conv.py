@@ -71,8 +71,9 @@ def _spec(nd):
 
 
 def _on_cpu(ctx):
-    """Whether the program compiles for XLA's CPU backend, whose forms differ (Note [pooling
-    on XLA's CPU])."""
+    """Whether the program compiles for XLA's CPU backend, whose forms of the weight gradient
+    and of max pooling's derivatives differ (Note [convolutions on XLA], Note [pooling on
+    XLA's CPU])."""
     return ctx.platform == "cpu"
 
 
@@ -112,11 +113,11 @@ def conv_transpose(ctx, g, w, *, input_shape, stride, padding, dilation, groups)
 
 def conv_weight_grad(ctx, x, g, *, kernel_shape, stride, padding, dilation, groups):
     """The weight gradient dw[o, c, k] = sum_{n, p} g[n, o, p] x[n, c, p * stride + k *
-    dilation - lo]: on the CPU, for a small undilated kernel with one example (vmap's
+    dilation - lo]. On the CPU, for a small undilated kernel with one example (vmap's
     per-example gradients) or one group, a product with the windows of x (Note [convolutions
-    on XLA]); otherwise in the feature-group form, a convolution
-    of x (batch: c within its group; features: (group, n)) with g as the kernel (out: o;
-    in: n), whose output positions are the kernel's taps."""
+    on XLA]); otherwise in the feature-group form, a convolution of x (batch: c within its
+    group; features: (group, n)) with g as the kernel (out: o; in: n), whose output
+    positions are the kernel's taps."""
     x, g = _common(x, g)
     nd = x.ndim - 2
     n, c = x.shape[:2]
