@@ -48,8 +48,8 @@ select in x's own layout: x cut into a block per window (a reshape), each elemen
 place in the block is its window's first maximum (2.1 ms). Overlapping windows keep
 select-and-scatter (one pad per offset, added, ran 1.6x slower at 3x3 stride 2).
 Above 32 MiB of temporaries, glibc hands XLA's per-call buffer to mmap and every call
-page-faults it in again (a third of the CNN's time at B=256): docs/jit.md says so. These
-forms need 21 MB at B=128 where JAX's need 54 MB.
+page-faults it in again (a fifth of the CNN's time at B=256, a third of jax.jit's at B=128:
+docs/jit.md); these forms need 21 MB of temporaries at B=128 where JAX's need 54 MB.
 """
 import functools
 import math
