@@ -29,10 +29,11 @@ On the CPU (ctx.platform, xla.target_platform) a kernel of at most 9 taps, undil
 example (vmap's form) or one group, is instead the NumPy kernel's product of the windows of x
 with g: 4.0 and 5.9 ms. How the windows are built decides it: stacked (a concatenate along a
 minor axis, XLA's CPU copying one element at a time) they cost 21 ms at B=256, and the
-product was slower than the convolution (8.4 against 5.5 ms); added as one pad per tap they
-are one loop fusion (2.0 ms), laid out as the product reads them. Larger kernels (a pad per
-tap for every element: 7x7 ran 6-9x slower), dilated kernels and many examples in many
-groups (a transposing copy) keep the convolution, as does the GPU, whose form is unchanged.
+product was slower than the convolution (an earlier try: 8.4 against 5.5 ms); added as one
+pad per tap they are one loop fusion (2.0 ms), laid out as the product reads them. Larger
+kernels (a pad per tap for every element: 7x7 ran 6-9x slower), dilated kernels and many
+examples in many groups (a transposing copy) keep the convolution, as does the GPU, whose
+form is unchanged.
 
 Note [pooling on XLA's CPU]
 ---------------------------
@@ -46,7 +47,7 @@ where that offset holds the maximum, taken from the last offset to the first (3-
 and the vjp of disjoint windows (stride at least the window's extent: max_pool2d(k)) is one
 select in x's own layout: x cut into a block per window (a reshape), each element g where its
 place in the block is its window's first maximum (2.1 ms). Overlapping windows keep
-select-and-scatter (one pad per offset, added, ran 1.6x slower at 3x3 stride 2).
+select-and-scatter (one pad per offset, added, ran up to 1.6x slower at 3x3 stride 2).
 Above 32 MiB of temporaries, glibc hands XLA's per-call buffer to mmap and every call
 page-faults it in again (a fifth of the CNN's time at B=256, a third of jax.jit's at B=128:
 docs/jit.md); these forms need 21 MB of temporaries at B=128 where JAX's need 54 MB.
