@@ -178,19 +178,7 @@ def cnn_workload(rng, batch, pool):
     transform, _, inputs = xm.cnn_row(pool, batch, rng)
     title = f"per-example grads, CNN{' with max pool' if pool else ''}, B={batch}"
     return Workload(title, inputs, None, transform, batch * _n_params(inputs[0]) * 4,
-                    lambda torch: _torch_cnn(torch, pool), lambda jax: xm.jax_cnn(pool))
-
-
-def _torch_cnn(torch, pool):
-    F = torch.nn.functional
-
-    def loss(p, x, y):
-        h = F.relu(F.conv2d(x[None], p["c1"], p["b1"]))
-        if pool:
-            h = F.max_pool2d(h, 2)
-        h = F.relu(F.conv2d(h, p["c2"], p["b2"], stride=2))
-        return F.cross_entropy((h.mean(dim=(2, 3)) @ p["fc"] + p["fc_b"]), y[None])
-    return torch.func.vmap(torch.func.grad(loss), in_dims=(None, 0, 0))
+                    lambda torch: xm.torch_cnn(torch, pool), lambda jax: xm.jax_cnn(pool))
 
 
 def transformer_workload(rng, batch):

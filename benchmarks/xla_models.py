@@ -8,6 +8,7 @@ Rows:
   cnn-pool   per-example grads of conv(1->16, 3x3), relu, max_pool 2, conv(16->32, 3x3,
              stride 2), relu, spatial mean, linear(32->10), cross-entropy; 1x28x28
   cnn        the same without the pool
+             (with torch.func's figure where torch is importable: one thread, interleaved)
   attention  one causal attention block (embedding, layer norm, q/k/v, sdpa, residual,
              cross-entropy of the next token), T=16, D=32
   dp         the DP step of the demo CNN (examples/dp_sgd_cnn.py, 1x8x8 inputs):
@@ -56,12 +57,13 @@ def max_rel_diff(a, b):
     return worst
 
 
-def xla_columns(ft_fn, jax_fn, args, repeats, compiles=3):
+def xla_columns(ft_fn, jax_fn, args, repeats, others=None, compiles=3):
     """{column: median seconds} and the largest relative differences: ft.jit(ft_fn, xla) on
     NumPy arrays ("xla-np") and on JAX arrays ("xla-jax"), against jax.jit(jax_fn) on JAX
-    arrays ("jax.jit"); under "compile ..." the median of `compiles` first calls (trace,
-    passes and XLA's compile) of fresh functions, taken in turns (one first call varies 2-3x
-    with what ran before it). An empty dict without JAX."""
+    arrays ("jax.jit"), and the calls of `others` ({column: call}) interleaved with them;
+    under "compile ..." the median of `compiles` first calls (trace, passes and XLA's compile)
+    of fresh functions, taken in turns (one first call varies 2-3x with what ran before it).
+    An empty dict without JAX."""
     jax = jax_or_none()
     if jax is None:
         return {}, {}
@@ -78,9 +80,11 @@ def xla_columns(ft_fn, jax_fn, args, repeats, compiles=3):
             jax.block_until_ready(fn(*a))
             firsts[name].append(time.perf_counter() - t0)
     on_np, on_jax, ref = made["xla-np"], made["xla-jax"], made["jax.jit"]
+    others = others or {}
     calls = [lambda: on_np(*args), lambda: jax.block_until_ready(on_jax(*jargs)),
-             lambda: jax.block_until_ready(ref(*jargs))]
-    times = dict(zip(("xla-np", "xla-jax", "jax.jit"), interleaved_medians(calls, repeats)))
+             lambda: jax.block_until_ready(ref(*jargs)), *others.values()]
+    times = dict(zip(("xla-np", "xla-jax", "jax.jit", *others),
+                     interleaved_medians(calls, repeats)))
     times.update({"compile " + k: float(np.median(v)) for k, v in firsts.items()})
     want = ref(*jargs)
     diffs = {"xla-np": max_rel_diff(on_np(*args), want),
@@ -94,7 +98,10 @@ def format_columns(times, diffs):
     j = times["jax.jit"]
     return (f"ft.jit xla (NumPy in/out) {times['xla-np'] * 1e3:8.2f} ms "
             f"({times['xla-np'] / j:5.2f}x) | xla (JAX in/out) {times['xla-jax'] * 1e3:8.2f} ms "
-            f"({times['xla-jax'] / j:5.2f}x) | jax.jit {j * 1e3:8.2f} ms | compile "
+            f"({times['xla-jax'] / j:5.2f}x) | jax.jit {j * 1e3:8.2f} ms | "
+            + "".join(f"{k} {times[k] * 1e3:8.2f} ms | " for k in times
+                      if k not in ("xla-np", "xla-jax", "jax.jit") and " " not in k)
+            + "compile "
             f"{times['compile xla-jax']:.2f} s vs {times['compile jax.jit']:.2f} s "
             f"({times['compile xla-jax'] / times['compile jax.jit']:.2f}x) | max rel "
             f"diff {max(diffs.values()):.1e}")
@@ -138,6 +145,33 @@ def jax_cnn(pool):
         logits = h.mean(axis=(2, 3))[0] @ p["fc"] + p["fc_b"]
         return -jax.nn.log_softmax(logits)[y]
     return jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))
+
+
+def torch_cnn(torch, pool):
+    F = torch.nn.functional
+
+    def loss(p, x, y):
+        h = F.relu(F.conv2d(x[None], p["c1"], p["b1"]))
+        if pool:
+            h = F.max_pool2d(h, 2)
+        h = F.relu(F.conv2d(h, p["c2"], p["b2"], stride=2))
+        return F.cross_entropy((h.mean(dim=(2, 3)) @ p["fc"] + p["fc_b"]), y[None])
+    return torch.func.vmap(torch.func.grad(loss), in_dims=(None, 0, 0))
+
+
+def torch_column(pool, args):
+    """{"torch.func": the call of the CNN's per-example gradients in torch.func, one thread},
+    where torch is importable (it runs in another environment than JAX: issue 31)."""
+    try:
+        import torch
+    except ImportError:
+        return {}
+    torch.set_num_threads(1)
+    params, X, Y = args
+    tp = {k: torch.from_numpy(v) for k, v in params.items()}
+    tx, ty = torch.from_numpy(X), torch.from_numpy(Y)
+    fn = torch_cnn(torch, pool)
+    return {"torch.func": lambda: fn(tp, tx, ty)}
 
 
 def cnn_row(pool, batch, rng):
@@ -259,7 +293,8 @@ def main():
         make, default = ROWS[name]
         for batch in SWEEP if args.sweep else args.batches or [default]:
             ft_fn, jax_fn, fargs = make(batch, np.random.default_rng(0))
-            times, diffs = xla_columns(ft_fn, jax_fn, fargs, args.repeats)
+            others = torch_column(name == "cnn-pool", fargs) if name.startswith("cnn") else {}
+            times, diffs = xla_columns(ft_fn, jax_fn, fargs, args.repeats, others)
             print(f"{name:10s} B={batch:<4d} {format_columns(times, diffs)}", flush=True)
 
 

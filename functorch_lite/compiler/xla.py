@@ -373,11 +373,18 @@ def _programs(program, bodies):
                 yield from _programs(bodies[id(body)][1], bodies)
 
 
+def target_platform(jax):
+    """The backend XLA compiles for ("cpu", "gpu", "tpu"): JAX's default one, as compile_xla
+    lowers without naming a device. Some lowerings choose their form by it (xla_conv.py)."""
+    return jax.default_backend()
+
+
 class _Context:
     """What a lowering may use besides its operands: `check(flag)` (xla_lowerings docstring);
     `out_dtypes` and `in_types`, the equation's result dtypes and operand types (numpy_type);
     `guards` are the flags of value-dependent shapes that changed (codegen's StaleShape);
-    `consts` the big constants passed as arguments (by id); `program_of(body)` a loop body's
+    `consts` the big constants passed as arguments (by id); `platform` the backend XLA
+    compiles for ("cpu", "gpu", ...); `program_of(body)` a loop body's
     optimized program; `host` collects the equations that run on the host, with the reason
     (shared with nested contexts). A loop body lowers with a `nested()` context of its own,
     whose flags the loop carries out (lax/xla.py)."""
@@ -390,6 +397,7 @@ class _Context:
         self.out_dtypes = []
         self.in_types = []   # what NumPy's promotion sees of each operand (numpy_type)
         self.readers = {}   # var id -> the equations reading it (xla_layout.readers)
+        self.platform = target_platform(jax)
 
     def check(self, flag):
         self.checks.append(flag)
