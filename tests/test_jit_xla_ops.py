@@ -127,8 +127,9 @@ def check_every_op_in_one_program():
 
 def test_every_op_with_xla_default_code_generation():
     """The suite compiles with XLA's cheapest CPU code generation (tests/conftest.py: the same
-    optimized HLO, a fraction of the compile time); one sample of every op is also compiled the
-    way users' programs are, in a process of its own since XLA reads its flags once."""
+    simplification passes, other fusions and machine code, a fraction of the compile time);
+    one sample of every op is also compiled the way users' programs are, in a process of its
+    own since XLA reads its flags once."""
     run = subprocess.run(
         [sys.executable, "-c", "import test_jit_xla_ops; "
          "test_jit_xla_ops.check_every_op_in_one_program()"],
