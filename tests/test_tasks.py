@@ -19,8 +19,10 @@ def test_ci_runs_each_readme_command_on_its_own_clone():
     readme = set(re.findall(r"^\s+(python3 tasks\.py \w+)", (ROOT / "README.md").read_text(),
                             re.M))
     ci = (ROOT / ".ci" / "run").read_text()
-    run = re.findall(r"^alone (\w+) (python3 tasks\.py (\w+))$", ci, re.M)
+    # each command is the README's line verbatim, after a `fresh NAME` that clones for it
+    run = re.findall(r"^fresh (\w+)\n(python3 tasks\.py (\w+))$", ci, re.M)
     assert {line for _, line, _ in run} == readme == {
         "python3 tasks.py test", "python3 tasks.py demo", "python3 tasks.py docs"}, ci
     assert all(name == command for name, _, command in run), run   # one clone per command
-    assert 'git clone -q . "$tmp/$1"' in ci and 'cd "$tmp/$1" && "${@:2}"' in ci, ci
+    assert 'git clone -q "$repo" "$tmp/$1"' in ci and 'cd "$tmp/$1"' in ci, ci
+    assert len(re.findall(r"^python3 ", ci, re.M)) == 3, ci   # nothing else runs

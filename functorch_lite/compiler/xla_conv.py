@@ -240,12 +240,9 @@ def pool_max_scatter(ctx, x, g, *, axes, window, stride, dilation):
 
 
 def _scatter_by_offsets(x, g, axes, window, stride, dilation):
-    counts = window_counts([x.shape[a] for a in axes], window, stride, dilation)
-    slices = [index for _, index in window_offsets(x.ndim, axes, counts, window, stride,
-                                                   dilation)]
     best = _max_pool(x, _window(x, axes, window, stride, dilation))
     out, taken = jnp.zeros(x.shape, g.dtype), jnp.zeros(best.shape, bool)
-    for index in slices:
+    for _, index in _taps(x, axes, window, stride, dilation):
         hit = (x[index] == best) & ~taken
         taken = taken | hit
         out = out.at[index].add(jnp.where(hit, g, 0))
