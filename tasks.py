@@ -1,10 +1,14 @@
-"""Set up a local virtual environment and run the demo or the test suite.
+"""Set up a local virtual environment and run the demo, the tests or the docs build.
 
     python3 tasks.py demo     # install the package with its examples extra, run the main demo
     python3 tasks.py test     # install the package with its test and examples extras, run
-                              # every test
+                              # the suite, all but the XLA backend's tests (tests/xla)
+    python3 tasks.py xla      # install the test extra, run the XLA backend's tests: every op
+                              # and composition compiled by XLA, its fuzzers, the model rows
     python3 tasks.py docs     # install the docs extra, build the site into site/ (mkdocs --strict)
     python3 tasks.py docs --serve   # the same, then serve it at http://127.0.0.1:8000
+
+Extra arguments of test and xla go to pytest; a plain `pytest` runs both parts.
 """
 import os
 import subprocess
@@ -37,13 +41,15 @@ def main(argv):
     if what == "demo":
         setup(["examples"])
         return subprocess.call([PY, os.path.join("examples", "dp_sgd_cnn.py")], cwd=ROOT, env=ENV)
-    if what == "test":
-        setup(["test", "examples"])
+    if what in ("test", "xla"):
+        setup(["test", "examples"] if what == "test" else ["test"])
+        xla = os.path.join("tests", "xla")
+        where = ["--ignore", xla] if what == "test" else [xla]
         # worksteal: an idle worker takes tests queued for a busy one (the slow ones end the run);
         # the "ci" profile (tests/conftest.py) replays hypothesis's fixed examples, so the verdict
         # is the commit's, not the draw's (a plain `pytest` explores new examples each run)
         return subprocess.call([PY, "-m", "pytest", "--hypothesis-profile", "ci", "-n", "auto",
-                                "--dist", "worksteal", *argv[2:]], cwd=ROOT, env=ENV)
+                                "--dist", "worksteal", *where, *argv[2:]], cwd=ROOT, env=ENV)
     if what == "docs":
         setup(["docs"])
         command = "serve" if "--serve" in argv[2:] else "build"

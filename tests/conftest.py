@@ -9,8 +9,8 @@ from functorch_lite import backend as _backend_module
 # XLA's CPU code generation at its cheapest: the legacy emitters and no LLVM optimization compile
 # 3-10x faster (XLA compiles were half the suite's time). XLA's simplification passes, whose
 # algebraic rewrites decide results (docs/jit.md), run as by default; what differs is how the
-# optimized program is fused and turned into machine code. test_jit_xla_ops.py also compiles one
-# sample of every op with the default code generation; `XLA_FLAGS= pytest` runs the whole
+# optimized program is fused and turned into machine code. xla/test_jit_xla_ops.py also compiles
+# one sample of every op with the default code generation; `XLA_FLAGS= pytest` runs the whole
 # suite with it.
 if "XLA_FLAGS" not in os.environ:
     os.environ["XLA_FLAGS"] = "--xla_cpu_use_fusion_emitters=false " \

@@ -21,6 +21,8 @@ from xla_checks import assert_backends_agree
 pytest.importorskip("jax", reason="the XLA backend needs JAX (pip install -e '.[xla]')")
 from functorch_lite.compiler.xla_lowerings import HOST_ONLY, LOWERINGS  # noqa: E402
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
 
 def test_every_builtin_op_has_a_lowering_or_a_reason():
     """Like the rule-coverage checks: a new op without a lowering fails here."""
@@ -133,8 +135,8 @@ def test_every_op_with_xla_default_code_generation():
     run = subprocess.run(
         [sys.executable, "-c", "import test_jit_xla_ops; "
          "test_jit_xla_ops.check_every_op_in_one_program()"],
-        cwd=os.path.dirname(os.path.abspath(__file__)), env=dict(os.environ, XLA_FLAGS=""),
-        capture_output=True, text=True)
+        cwd=HERE, capture_output=True, text=True, env=dict(
+            os.environ, XLA_FLAGS="", PYTHONPATH=os.pathsep.join([HERE, os.path.dirname(HERE)])))
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
 
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 pytest.importorskip("jax", reason="the xla columns need JAX (pip install -e '.[xla]')")
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_every_row_runs_and_agrees_with_jax():
