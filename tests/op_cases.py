@@ -53,3 +53,31 @@ def check_samples(info, samples, check, test=None):
     if not checked:
         pytest.skip("; ".join(sorted(set(r.split(": ", 1)[1] for r in skipped)))
                     or "no samples")
+
+
+def check_each(info, checks, *args):
+    """Several checks of one op in one test item: check(info, *args) for each of `checks`, every
+    failure reported at the end (the check's name and its error), the item skipped only when
+    every check is (with their reasons). A file's checks of an op make one item, not one each,
+    for the cost of an item (above).
+
+    Args:
+        info: the OpInfo.
+        checks: functions of (info, *args); each raises on failure, or pytest.skip where it does
+            not apply (an entry's skips name a check `check_x` as "test_x").
+        args: passed on to each check (a fixture's value).
+    """
+    failures, skipped = [], []
+    for check in checks:
+        try:
+            check(info, *args)
+        except pytest.skip.Exception as e:
+            skipped.append(f"{check.__name__}: {e.msg}")
+        except Exception as e:   # an assertion, or an error of the code under test
+            failures.append((check.__name__, e))
+    if failures:
+        lines = [f"{name}({info.name}): {type(e).__name__}: {e}" for name, e in failures]
+        raise AssertionError(f"{len(failures)} of {len(checks)} checks of {info.name} fail:\n"
+                             + "\n".join(lines)) from failures[0][1]
+    if len(skipped) == len(checks):
+        pytest.skip("; ".join(skipped))

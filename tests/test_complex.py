@@ -1,15 +1,16 @@
 """Complex numbers (docs/autodiff.md, "Complex numbers"): every differentiable op of the sample
 database on its complex samples, against finite differences along the real and the imaginary
-directions and the transpose identity Re<u, J v> == Re<J^T u, v> (bilinear, no conjugation):
+directions and the transpose identity Re<u, J v> == Re<J^T u, v> (bilinear, no conjugation),
+per op in one item:
 
-  test_jvp_complex        jvp vs finite differences
-  test_vjp_complex        vjp vs d/dx - i d/dy of Re<u, f>
-  test_jvp_vjp_complex    the transpose identity between forward and reverse mode
-  test_grad_real_loss     grad of the real loss sum |f(z)|^2 vs finite differences
-  test_vjp_vjp_complex    second order: vjp of z -> J(z)^T u vs finite differences
-  test_jvp_of_vjp_complex forward over reverse: jvp of z -> J(z)^T u vs finite differences
-  test_vmap_vjp_complex   vmap of the vjp function over complex cotangents == a loop
-  test_linearize_complex  linearize's tangent map == jvp
+  check_jvp_complex        jvp vs finite differences (jvp_complex64: in complex64)
+  check_vjp_complex        vjp vs d/dx - i d/dy of Re<u, f>
+  check_jvp_vjp_complex    the transpose identity between forward and reverse mode
+  check_grad_real_loss     grad of the real loss sum |f(z)|^2 vs finite differences
+  check_vjp_vjp_complex    second order: vjp of z -> J(z)^T u vs finite differences
+  check_jvp_of_vjp_complex forward over reverse: jvp of z -> J(z)^T u vs finite differences
+  check_vmap_vjp_complex   vmap of the vjp function over complex cotangents == a loop
+  check_linearize_complex  linearize's tangent map == jvp
 
 and the convention itself: the issue's examples, grad of a complex output is an error, jacrev
 and jacfwd refuse what is not one real Jacobian.
@@ -26,6 +27,7 @@ from functorch_lite.testing import (check_jvp, check_transpose, float_leaf_funct
                                     float_outputs, gradcheck)
 from functorch_lite.testing.jvp_checks import random_like
 from functorch_lite.testing.samples import OP_DB
+from op_cases import check_each
 
 
 def _complex_samples(info, rng, dtype=np.complex128):
@@ -59,14 +61,12 @@ def test_complex_samples_cover_the_database():
     assert n >= 250
 
 
-@OPS
-def test_jvp_complex(info):
+def check_jvp_complex(info):
     rng = np.random.default_rng(0)
     _each(info, rng, lambda f, xs: check_jvp(f, xs, rng=rng, rtol=1e-5, atol=1e-6))
 
 
-@OPS
-def test_jvp_complex64(info):
+def check_jvp_complex64(info):
     rng = np.random.default_rng(1)
     _each(info, rng, lambda f, xs: check_jvp(f, xs, rng=rng, rtol=2e-3, atol=2e-3),
           dtype=np.complex64)
@@ -79,14 +79,12 @@ def _tolerance(f, xs):
     return dict(rtol=2e-3, atol=2e-4) if single else dict(rtol=1e-5, atol=1e-6)
 
 
-@OPS
-def test_vjp_complex(info):
+def check_vjp_complex(info):
     rng = np.random.default_rng(2)
     _each(info, rng, lambda f, xs: gradcheck(f, xs, **_tolerance(f, xs), rng=rng))
 
 
-@OPS
-def test_jvp_vjp_complex(info):
+def check_jvp_vjp_complex(info):
     rng = np.random.default_rng(3)
     _each(info, rng, lambda f, xs: check_transpose(f, xs, rng=rng, rtol=1e-8, atol=1e-10))
 
@@ -98,8 +96,7 @@ def _real_loss(f):
     return loss
 
 
-@OPS
-def test_grad_real_loss(info):
+def check_grad_real_loss(info):
     rng = np.random.default_rng(4)
 
     def check(f, xs):
@@ -124,22 +121,19 @@ def _vjp_function(f, xs, rng):
     return jtu
 
 
-@OPS
-def test_vjp_vjp_complex(info):
+def check_vjp_vjp_complex(info):
     rng = np.random.default_rng(5)
     _each(info, rng, lambda f, xs: gradcheck(_vjp_function(f, xs, rng), xs, rtol=1e-4,
                                              atol=1e-5, rng=rng), limit=2)
 
 
-@OPS
-def test_jvp_of_vjp_complex(info):
+def check_jvp_of_vjp_complex(info):
     rng = np.random.default_rng(6)
     _each(info, rng, lambda f, xs: check_jvp(_vjp_function(f, xs, rng), xs, rng=rng,
                                              rtol=1e-4, atol=1e-5), limit=2)
 
 
-@OPS
-def test_vmap_vjp_complex(info):
+def check_vmap_vjp_complex(info):
     rng = np.random.default_rng(7)
 
     def check(f, xs):
@@ -154,8 +148,7 @@ def test_vmap_vjp_complex(info):
     _each(info, rng, check, limit=2)
 
 
-@OPS
-def test_linearize_complex(info):
+def check_linearize_complex(info):
     """linearize's replayed tangent map == a fresh jvp, on complex tangents."""
     rng = np.random.default_rng(8)
 
@@ -214,3 +207,11 @@ def test_complex_methods_on_wrappers():
         g = ft.grad(lambda z: (getattr(z, method)() * z).real.sum())(z)
         np.testing.assert_allclose(g, 2 * np.conj(z))
     np.testing.assert_allclose(ft.grad(lambda z: z.imag.sum())(z), [-1j, -1j])
+
+
+@OPS
+def test_complex_derivatives(info):
+    """The op's complex derivatives, every check above: one item (op_cases.check_each)."""
+    check_each(info, [check_jvp_complex, check_jvp_complex64, check_vjp_complex,
+                      check_jvp_vjp_complex, check_grad_real_loss, check_vjp_vjp_complex,
+                      check_jvp_of_vjp_complex, check_vmap_vjp_complex, check_linearize_complex])

@@ -1,12 +1,13 @@
 """The composition suite: every differentiable op of the sample database through stacks of
 transforms, in float64, against loops, finite differences and the other mode.
 
-Per op (test_forward_ops.py has jvp vs finite differences and the transpose identity):
-  test_jacfwd_jacrev   jacfwd == jacrev (all samples)
-  test_vmap_jvp        vmap of jvp over a batch of tangents == a loop of jvps
-  test_jvp_vmap        jvp(vmap(f)) == vmap(jvp(f)) == a loop, batched primals and tangents
-  test_hvp             jvp(grad(g)) == grad(<grad g, v>) == finite differences of grad g
-  test_hessian         hessian(g) symmetric, == jacrev(jacrev(g)) == jacfwd(jacrev(g))
+Per op, in one item (test_forward_ops.py has jvp vs finite differences and the transpose
+identity):
+  check_jacfwd_jacrev   jacfwd == jacrev (all samples)
+  check_vmap_jvp        vmap of jvp over a batch of tangents == a loop of jvps
+  check_jvp_vmap        jvp(vmap(f)) == vmap(jvp(f)) == a loop, batched primals and tangents
+  check_hvp             jvp(grad(g)) == grad(<grad g, v>) == finite differences of grad g
+  check_hessian         hessian(g) symmetric, == jacrev(jacrev(g)) == jacfwd(jacrev(g))
 where g(x) = <u, f(x)> for a fixed random u makes any op a scalar function of one flat vector x
 (all the float inputs concatenated). The batched and second-order checks use the first
 SUBSET samples of each op to keep the suite fast (the first-order checks see all samples).
@@ -25,6 +26,7 @@ import functorch_lite.numpy as fnp
 from functorch_lite.testing import (float_leaf_function, float_outputs, numerical_jvp,
                                     real_outputs)
 from functorch_lite.testing.samples import OP_DB
+from op_cases import check_each
 
 DIFF_OPS = [info for info in OP_DB if info.differentiable and not info.creation]
 SUBSET = 2
@@ -77,8 +79,7 @@ def flat_scalar_function(info, sample, rng):
 # Per-op compositions
 # ------------------------------------------------------------------------------------------
 
-@OPS
-def test_jacfwd_jacrev(info):
+def check_jacfwd_jacrev(info):
     skip_if_listed(info, "test_jacfwd_jacrev")
     rng = np.random.default_rng(3)
     for sample in f64_samples(info, rng):
@@ -93,8 +94,7 @@ def test_jacfwd_jacrev(info):
         assert_trees_close(fwd, rev, f"{info.name} {sample.name}: jacfwd vs jacrev")
 
 
-@OPS
-def test_vmap_jvp(info):
+def check_vmap_jvp(info):
     skip_if_listed(info, "test_vmap_jvp")
     rng = np.random.default_rng(4)
     for sample in f64_samples(info, rng)[:SUBSET]:
@@ -108,8 +108,7 @@ def test_vmap_jvp(info):
             assert_trees_close(got, expected, f"{info.name} {sample.name}: vmap(jvp) example {b}")
 
 
-@OPS
-def test_jvp_vmap(info):
+def check_jvp_vmap(info):
     skip_if_listed(info, "test_jvp_vmap")
     examples = [f64_samples(info, np.random.default_rng(10 + b))[:SUBSET] for b in range(B)]
     rng = np.random.default_rng(5)
@@ -131,8 +130,7 @@ def test_jvp_vmap(info):
                                what + f": jvp(vmap) vs loop, example {b}")
 
 
-@OPS
-def test_hvp(info):
+def check_hvp(info):
     skip_if_listed(info, "test_hvp")
     rng = np.random.default_rng(6)
     for sample in f64_samples(info, rng)[:SUBSET]:
@@ -148,8 +146,7 @@ def test_hvp(info):
                                    err_msg=what + ": jvp(grad) vs finite differences of grad")
 
 
-@OPS
-def test_hessian(info):
+def check_hessian(info):
     skip_if_listed(info, "test_hessian")
     rng = np.random.default_rng(7)
     for sample in f64_samples(info, rng)[:SUBSET]:
@@ -379,3 +376,11 @@ def test_singular_values_of_non_square_matrix_are_differentiable():
     np.testing.assert_allclose(ft.jacfwd(f)(a), expected, rtol=1e-6, atol=1e-8)
     batch = np.stack([a, 2 * a])
     np.testing.assert_allclose(ft.vmap(ft.grad(f))(batch)[1], ft.grad(f)(2 * a), atol=1e-12)
+
+
+@OPS
+def test_compositions(info):
+    """jacfwd == jacrev, vmap(jvp), jvp(vmap), hvp and hessian of the op: one item
+    (op_cases.check_each)."""
+    check_each(info, [check_jacfwd_jacrev, check_vmap_jvp, check_jvp_vmap, check_hvp,
+                      check_hessian])

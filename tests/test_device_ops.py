@@ -19,7 +19,7 @@ import pytest
 import functorch_lite as ft
 from functorch_lite.testing import float_leaf_function
 from functorch_lite.testing.checks import assert_close
-from op_cases import check_samples, op_params
+from op_cases import check_each, check_samples, op_params
 
 B = 2
 
@@ -102,19 +102,19 @@ def test_device_kernel(info, dxp):
     _check(info, "test_kernel", _selected(info), check)
 
 
-@pytest.mark.parametrize("where", [0, -1], ids=["front", "last"])
-@pytest.mark.parametrize("info", TRANSFORM_PARAMS)
-def test_device_vmap(info, where, dxp):
+def check_vmap(info, dxp):
+    """vmap with the batch dim first and last."""
     later = [{s.name: s for s in info.samples(np.random.default_rng(seed))}
              for seed in range(1, B)]
 
     def check(sample):
         examples = [sample] + [by_name[sample.name] for by_name in later]
-        leaves = [np.stack(xs, axis=where if where == 0 else np.ndim(xs[0]))
-                  for xs in zip(*(s.leaves() for s in examples))]
-        dims = tuple(0 if where == 0 else np.ndim(x) - 1 for x in leaves)
-        fn = ft.vmap(lambda *xs: sample.call(info.fn, list(xs)), in_dims=dims)
-        _compare(info, dxp, fn, leaves, f"vmap {info.name}[{sample.name}]")
+        for where in (0, -1):
+            leaves = [np.stack(xs, axis=where if where == 0 else np.ndim(xs[0]))
+                      for xs in zip(*(s.leaves() for s in examples))]
+            dims = tuple(0 if where == 0 else np.ndim(x) - 1 for x in leaves)
+            fn = ft.vmap(lambda *xs: sample.call(info.fn, list(xs)), in_dims=dims)
+            _compare(info, dxp, fn, leaves, f"vmap {info.name}[{sample.name}] at {where}")
     _check(info, "test_vmap", _selected(info, limit=3), check)
 
 
@@ -155,8 +155,7 @@ def _check_derivatives(info, test, check):
            lambda sample: check(sample, *_float_cases(info, sample)))
 
 
-@pytest.mark.parametrize("info", DIFF_PARAMS)
-def test_device_vjp(info, dxp):
+def check_vjp(info, dxp):
     def check(sample, f, xs):
         nums = tuple(range(len(xs)))
         _derivative_compare(info, dxp, lambda xp: ft.grad(_scalarized(f, xs, xp), argnums=nums),
@@ -164,8 +163,7 @@ def test_device_vjp(info, dxp):
     _check_derivatives(info, "test_vjp", check)
 
 
-@pytest.mark.parametrize("info", DIFF_PARAMS)
-def test_device_jvp(info, dxp):
+def check_jvp(info, dxp):
     def check(sample, f, xs):
         rng = np.random.default_rng(3)
         ts = [rng.standard_normal(x.shape) for x in xs]
@@ -174,8 +172,7 @@ def test_device_jvp(info, dxp):
     _check_derivatives(info, "test_jvp", check)
 
 
-@pytest.mark.parametrize("info", DIFF_PARAMS)
-def test_device_vmap_grad(info, dxp):
+def check_vmap_grad(info, dxp):
     def check(sample, f, xs):
         stacked = [np.stack([x, x + 0.01 * np.random.default_rng(k).standard_normal(x.shape)])
                    for k, x in enumerate(xs)]
@@ -186,8 +183,7 @@ def test_device_vmap_grad(info, dxp):
     _check_derivatives(info, "test_vmap_grad", check)
 
 
-@pytest.mark.parametrize("info", DIFF_PARAMS)
-def test_device_grad_grad(info, dxp):
+def check_grad_grad(info, dxp):
     def check(sample, f, xs):
         nums = tuple(range(len(xs)))
 
@@ -198,16 +194,14 @@ def test_device_grad_grad(info, dxp):
     _check_derivatives(info, "test_grad_grad", check)
 
 
-@pytest.mark.parametrize("info", TRANSFORM_PARAMS)
-def test_device_jit(info, dxp):
+def check_jit(info, dxp):
     def check(sample):
         _compare(info, dxp, ft.jit(lambda *leaves: sample.call(info.fn, list(leaves))),
                  sample.leaves(), f"jit {info.name}[{sample.name}]")
     _check(info, "test_jit", _selected(info, limit=3), check)
 
 
-@pytest.mark.parametrize("info", DIFF_PARAMS)
-def test_device_jit_vmap_grad(info, dxp):
+def check_jit_vmap_grad(info, dxp):
     def check(sample, f, xs):
         stacked = [np.stack([x, 1.01 * x]) for x in xs]
         nums = tuple(range(len(xs)))
@@ -216,3 +210,17 @@ def test_device_jit_vmap_grad(info, dxp):
             lambda xp: ft.jit(ft.vmap(ft.grad(_scalarized(f, xs, xp), argnums=nums))),
             stacked, f"jit(vmap(grad)) {info.name}[{sample.name}]")
     _check_derivatives(info, "test_jit", check)
+
+
+@pytest.mark.parametrize("info", TRANSFORM_PARAMS)
+def test_device_transforms(info, dxp):
+    """vmap (batch dim first and last) and jit of the op: one item (op_cases.check_each)."""
+    check_each(info, [check_vmap, check_jit], dxp)
+
+
+@pytest.mark.parametrize("info", DIFF_PARAMS)
+def test_device_derivatives(info, dxp):
+    """vjp, jvp, vmap(grad), grad(grad) and jit(vmap(grad)) of the op: one item
+    (op_cases.check_each)."""
+    check_each(info, [check_vjp, check_jvp, check_vmap_grad, check_grad_grad,
+                      check_jit_vmap_grad], dxp)

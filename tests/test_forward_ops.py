@@ -7,6 +7,7 @@ import pytest
 
 from functorch_lite.testing import check_jvp, check_transpose, float_leaf_function, float_outputs
 from functorch_lite.testing.samples import OP_DB
+from op_cases import check_each
 
 DIFF_OPS = [info for info in OP_DB if info.differentiable and not info.creation]
 
@@ -27,8 +28,7 @@ def skip_if_listed(info, test_name):
         pytest.skip(reason)
 
 
-@pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
-def test_jvp(info):
+def check_jvp_float64(info):
     skip_if_listed(info, "test_jvp")
     rng = np.random.default_rng(0)
     for sample in samples_of(info, np.float64, rng):
@@ -39,8 +39,7 @@ def test_jvp(info):
             raise AssertionError(f"{info.name} sample {sample.name}: {e}") from None
 
 
-@pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
-def test_jvp_float32(info):
+def check_jvp_float32(info):
     """Tangents have their primal's dtype (float32 stays float32) and agree with finite
     differences at float32 precision."""
     skip_if_listed(info, "test_jvp_float32")
@@ -53,8 +52,7 @@ def test_jvp_float32(info):
                 assert np.asarray(tt).dtype == np.asarray(o).dtype, (info.name, sample.name)
 
 
-@pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
-def test_jvp_vjp(info):
+def check_jvp_vjp(info):
     skip_if_listed(info, "test_jvp_vjp")
     rng = np.random.default_rng(2)
     for sample in samples_of(info, np.float64, rng):
@@ -65,8 +63,7 @@ def test_jvp_vjp(info):
             raise AssertionError(f"{info.name} sample {sample.name}: {e}") from None
 
 
-@pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
-def test_linearize(info):
+def check_linearize(info):
     """linearize's jvp_fn (a replay of the recorded tangent ops) == a fresh jvp."""
     skip_if_listed(info, "test_linearize")
     from functorch_lite import jvp, linearize
@@ -84,3 +81,10 @@ def test_linearize(info):
                                            rtol=1e-12, atol=1e-14, err_msg=sample.name)
         for a, b in zip(optree.tree_leaves(out), optree.tree_leaves(expected_out)):
             np.testing.assert_allclose(a, b, rtol=1e-12, err_msg=sample.name)
+
+
+@pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
+def test_forward_mode(info):
+    """jvp in float64 and float32, the jvp/vjp transpose identity and linearize of the op: one
+    item (op_cases.check_each)."""
+    check_each(info, [check_jvp_float64, check_jvp_float32, check_jvp_vjp, check_linearize])

@@ -10,7 +10,7 @@ import pytest
 
 import functorch_lite as ft
 from functorch_lite.testing.grad_checks import gradcheck, numerical_jacobian
-from op_cases import check_samples, op_params
+from op_cases import check_each, check_samples, op_params
 
 B = 3  # batch size of the vmap compositions
 
@@ -84,8 +84,7 @@ def test_every_differentiable_op_has_a_vjp_rule():
     assert not missing, f"differentiable ops without a vjp rule: {missing}"
 
 
-@pytest.mark.parametrize("info", OPS)
-def test_vjp(info):
+def check_vjp(info):
     def check(sample):
         f, xs = _float_fn(info, sample)
         rtol, atol = _tolerance(f(*xs))
@@ -93,8 +92,7 @@ def test_vjp(info):
     _each(info, "test_vjp", check)
 
 
-@pytest.mark.parametrize("info", OPS)
-def test_grad_grad(info):
+def check_grad_grad(info):
     def check(sample):
         f, xs = _float_fn(info, sample)
         out = f(*xs)
@@ -127,8 +125,7 @@ def _assert_trees_close(got, want, rtol=1e-6, atol=1e-8):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=atol)
 
 
-@pytest.mark.parametrize("info", OPS)
-def test_vmap_grad(info):
+def check_vmap_grad(info):
     batches = _batches(info)
 
     def check(sample):
@@ -145,8 +142,7 @@ def test_vmap_grad(info):
     _each(info, "test_vmap_grad", check)
 
 
-@pytest.mark.parametrize("info", OPS)
-def test_vmap_vjp(info):
+def check_vmap_vjp(info):
     def check(sample):
         f, xs = _float_fn(info, sample)
         out, vjp_fn = ft.vjp(f, *xs)
@@ -162,8 +158,7 @@ def test_vmap_vjp(info):
     _each(info, "test_vmap_vjp", check)
 
 
-@pytest.mark.parametrize("info", OPS)
-def test_grad_vmap(info):
+def check_grad_vmap(info):
     batches = _batches(info)
 
     def check(sample):
@@ -193,8 +188,7 @@ def test_grad_vmap(info):
     _each(info, "test_grad_vmap", check)
 
 
-@pytest.mark.parametrize("info", OPS)
-def test_jacrev(info):
+def check_jacrev(info):
     def check(sample):
         f, xs = _float_fn(info, sample)
         out = f(*xs)
@@ -213,3 +207,11 @@ def test_jacrev(info):
                 np.testing.assert_allclose(np.asarray(block), numeric[j][k], rtol=rtol,
                                            atol=max(atol, 1e-6))
     _each(info, "test_jacrev", check)
+
+
+@pytest.mark.parametrize("info", OPS)
+def test_reverse_mode(info):
+    """vjp, grad(grad), vmap(grad), vmap(vjp), grad(vmap) and jacrev of the op: one item
+    (op_cases.check_each)."""
+    check_each(info, [check_vjp, check_grad_grad, check_vmap_grad, check_vmap_vjp, check_grad_vmap,
+                      check_jacrev])

@@ -10,7 +10,7 @@ import functorch_lite as ft
 from functorch_lite.testing.checks import assert_matches_reference
 from functorch_lite.testing.samples import OP_DB
 from jit_differential import same_bits
-from op_cases import check_samples, op_params
+from op_cases import check_each, check_samples, op_params
 from test_compositions import f64_samples, flat_scalar_function
 
 RTOL, ATOL = 1e-9, 1e-11
@@ -25,8 +25,7 @@ def _assert_same(actual, expected, what):
         np.testing.assert_allclose(x, y, rtol=RTOL, atol=ATOL, err_msg=f"{what}, leaf {k}")
 
 
-@pytest.mark.parametrize("info", op_params(lambda info: not info.creation))
-def test_jit_op(info):
+def check_jit_op(info):
     """jit(op) == the NumPy reference, on the tracing call and on the cached replay."""
     def check(sample):
         leaves = sample.leaves()
@@ -58,9 +57,10 @@ def _same_layout_copy(x):
 DIFF_OPS = [info for info in OP_DB if info.differentiable and not info.creation]
 
 
-@pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
-def test_jit_compositions(info):
+def check_jit_compositions(info):
     """jit of grad, vmap(grad), jvp, jacfwd, jacrev and hessian == the eager transforms."""
+    if not info.differentiable:
+        pytest.skip("not differentiable")
     if info.skip_reason("test_jit_compositions"):
         pytest.skip(info.skip_reason("test_jit_compositions"))
     rng = np.random.default_rng(1)
@@ -80,13 +80,14 @@ def test_jit_compositions(info):
             _assert_same(ft.jit(fn)(*args), fn(*args), f"{info.name}/{sample.name}: jit({name})")
 
 
-@pytest.mark.parametrize("info", op_params(
-    lambda info: info.numpy_fn is not None and not info.creation and info.check_values))
-def test_jit_numpy_bits(info):
+def check_jit_numpy_bits(info):
     """ft.jit of the NumPy function itself (np.cov(x), what eager code on plain arrays runs as
     NumPy's own routine, and what a tracer routes to the library) gives NumPy's result: values
     bit for bit, dtype, shape and Python type, or refuses; the exceptions are listed with their
     reasons in samples.JIT_NOT_NUMPY_BITS and docs/jit.md."""
+    if info.numpy_fn is None or not info.check_values:
+        pytest.skip("no NumPy function of that name, or values undefined")
+
     def check(sample):
         with np.errstate(all="ignore"):
             try:
@@ -107,6 +108,13 @@ def test_jit_numpy_bits(info):
                     assert type(g) is type(w), f"{call} call, leaf {k}: {type(g)}, NumPy {type(w)}"
                     assert same_bits(g, w), f"{call} call, leaf {k}: {g!r}, NumPy {w!r}"
     check_samples(info, info.samples(np.random.default_rng(0)), check, "test_jit_numpy_bits")
+
+
+@pytest.mark.parametrize("info", op_params(lambda info: not info.creation))
+def test_jit(info):
+    """jit of the op, of its compositions and of its NumPy function: one item
+    (op_cases.check_each)."""
+    check_each(info, [check_jit_op, check_jit_compositions, check_jit_numpy_bits])
 
 
 def test_every_exception_to_numpy_bits_is_stated_in_the_docs():

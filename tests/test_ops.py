@@ -18,7 +18,7 @@ from functorch_lite import nn
 from functorch_lite.testing import PassThroughInterpreter, passthrough
 from functorch_lite.testing.checks import assert_close, assert_matches_reference, to_numpy
 from functorch_lite.testing.samples import OP_DB, op_info
-from op_cases import check_samples, op_params
+from op_cases import check_each, check_samples, op_params
 
 _RNG_SEED = 0
 
@@ -48,8 +48,7 @@ def test_kernel(info, backend):
     check_samples(info, _samples(info), check, "test_kernel")
 
 
-@pytest.mark.parametrize("info", op_params(lambda info: not info.creation))
-def test_passthrough(info):
+def check_passthrough(info):
     """Through a pass-through interpreter wrapping every leaf: the result is unchanged."""
     def check(sample):
         out = passthrough(lambda *leaves: sample.call(info.fn, leaves))(*sample.leaves())
@@ -58,11 +57,12 @@ def test_passthrough(info):
     check_samples(info, _samples(info), check, "test_passthrough")
 
 
-@pytest.mark.parametrize("info", op_params(lambda info: info.numpy_fn is not None
-                                           and not info.creation))
-def test_numpy_dispatch(info):
+def check_numpy_dispatch(info):
     """numpy's function of the same name, called on wrappers, routes to our op and gives what
     it gives on plain arrays."""
+    if info.numpy_fn is None:
+        pytest.skip("no NumPy function of that name")
+
     def check(sample):
         expected = sample.call(info.numpy_fn)
         out = passthrough(lambda *leaves: sample.call(info.numpy_fn, leaves))(*sample.leaves())
@@ -71,6 +71,13 @@ def test_numpy_dispatch(info):
                      atol=lambda dt: info.tolerance(dt)[1], check_values=info.check_values,
                      path=f"numpy {info.name}[{sample.name}]")
     check_samples(info, _samples(info), check, "test_numpy_dispatch")
+
+
+@pytest.mark.parametrize("info", op_params(lambda info: not info.creation))
+def test_wrappers(info):
+    """The op on wrappers, called as itself and as NumPy's function: one item
+    (op_cases.check_each)."""
+    check_each(info, [check_passthrough, check_numpy_dispatch])
 
 
 # -- registry coverage ------------------------------------------------------------------------

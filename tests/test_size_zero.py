@@ -12,6 +12,7 @@ import pytest
 import functorch_lite as ft
 from functorch_lite.testing import float_leaf_function, float_outputs, real_outputs
 from functorch_lite.testing.samples import OP_DB
+from op_cases import check_each
 
 DIFF_OPS = [info for info in OP_DB if info.differentiable and not info.creation]
 
@@ -44,8 +45,7 @@ def _assert_blocks(jac, outs, ins, what):
             assert block.shape == o.shape + x.shape, (what, block.shape, o.shape, x.shape)
 
 
-@pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
-def test_nested_vmap_negative_dims_with_empty_batches(info):
+def check_nested_vmap_negative_dims_with_empty_batches(info):
     for sample in f64_samples(info, np.random.default_rng(0), empty_only=False):
         f, floats = float_leaf_function(info.fn, sample)
         one = [np.asarray(o) for o in optree.tree_leaves(f(*floats))]
@@ -56,8 +56,7 @@ def test_nested_vmap_negative_dims_with_empty_batches(info):
             assert shapes == [(outer, inner) + o.shape for o in one], (sample.name, shapes)
 
 
-@pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
-def test_jacobians_of_vmap_with_size_zero_dims(info):
+def check_jacobians_of_vmap_with_size_zero_dims(info):
     for sample in f64_samples(info, np.random.default_rng(1), empty_only=True):
         f, floats = float_leaf_function(info.fn, sample)
         f = real_outputs(float_outputs(f))
@@ -75,8 +74,7 @@ def test_jacobians_of_vmap_with_size_zero_dims(info):
                 np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9, err_msg=what)
 
 
-@pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
-def test_jacfwd_of_vjp_of_vmap_with_size_zero_dims(info):
+def check_jacfwd_of_vjp_of_vmap_with_size_zero_dims(info):
     """The Jacobian of the pullback with respect to the cotangent is J^T: jacfwd of the vjp
     must have blocks in.shape + out.shape and equal the transposed jacrev."""
     for sample in f64_samples(info, np.random.default_rng(2), empty_only=True):
@@ -155,3 +153,12 @@ def test_loop_fallback_over_an_empty_batch():
         picky = ft.defop("test_size_zero_picky", lambda xp, x: xp.linalg.cholesky(x))
         with pytest.raises(ValueError, match="test_size_zero_picky.*empty batch"):
             ft.vmap(picky)(np.zeros((0, 2, 2)))
+
+
+@pytest.mark.parametrize("info", DIFF_OPS, ids=lambda i: i.name)
+def test_size_zero_dims(info):
+    """Empty batches and size-zero dims under nested vmap, jacobians and jacfwd(vjp(vmap)) of
+    the op: one item (op_cases.check_each)."""
+    check_each(info, [check_nested_vmap_negative_dims_with_empty_batches,
+                      check_jacobians_of_vmap_with_size_zero_dims,
+                      check_jacfwd_of_vjp_of_vmap_with_size_zero_dims])

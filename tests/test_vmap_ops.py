@@ -12,6 +12,7 @@ import pytest
 import functorch_lite as ft
 from functorch_lite.batching_rules.fallback import fallback_as_error
 from functorch_lite.testing.samples import OP_DB
+from op_cases import check_each
 
 B = 3
 INFOS = [info for info in OP_DB if not info.creation]
@@ -82,8 +83,7 @@ def _mask_indexing(info, sample, batched):
         and any(leaves[k].dtype == bool for k in batched)
 
 
-@pytest.mark.parametrize("info", INFOS, ids=lambda i: i.name)
-def test_vmap(info):
+def check_vmap(info):
     if "test_vmap" in info.skips:
         pytest.skip(info.skips["test_vmap"])
     batches = examples(info, B)
@@ -112,8 +112,7 @@ def test_vmap(info):
                                          f"in_dims {dims}: {err}") from None
 
 
-@pytest.mark.parametrize("info", INFOS, ids=lambda i: i.name)
-def test_vmap_vmap(info):
+def check_vmap_vmap(info):
     """Two levels: the outer batch at the front, the inner one last, every leaf batched."""
     if "test_vmap_vmap" in info.skips or "test_vmap" in info.skips:
         pytest.skip(info.skips.get("test_vmap_vmap") or info.skips["test_vmap"])
@@ -156,8 +155,7 @@ def _empty_batch(leaf, where):
     return np.empty(leaf.shape[:d] + (0,) + leaf.shape[d:], dtype=leaf.dtype), d
 
 
-@pytest.mark.parametrize("info", INFOS, ids=lambda i: i.name)
-def test_vmap_empty_batch(info):
+def check_vmap_empty_batch(info):
     """A batch of size 0: every output has shape (0, *per-example shape) and the per-example
     dtype (what one example gives without vmap), for every batched subset and batch position."""
     if "test_vmap" in info.skips:
@@ -185,3 +183,10 @@ def test_vmap_empty_batch(info):
                     raise AssertionError(f"{sample.name}, batched {sorted(batched)}, "
                                          f"in_dims {dims}: {type(err).__name__}: "
                                          f"{err}") from None
+
+
+@pytest.mark.parametrize("info", INFOS, ids=lambda i: i.name)
+def test_batching(info):
+    """vmap, vmap of vmap and vmap over an empty batch of the op: one item
+    (op_cases.check_each)."""
+    check_each(info, [check_vmap, check_vmap_vmap, check_vmap_empty_batch])
