@@ -5,7 +5,10 @@ themselves cost more than many of the checks: pytest-xdist's controller spends a
 item on a 2-core machine (10,000 trivial items: 44 s under `-n 2`, 11 s without xdist), and
 each worker collects every item. `check_samples` runs one check over all of an op's samples and
 reports every failing sample (op, sample name, error) in one AssertionError, so a failure names
-what a per-sample item named, and one failing sample does not hide the others.
+what a per-sample item named, and one failing sample does not hide the others. `check_each`
+does the same one level up: a file's checks of one op (vjp, grad(grad), jacrev, ...) run in one
+item and every failing check is named (five files: 8,661 items -> 2,043, 86 s -> 64 s under
+`-n 2`).
 """
 import pytest
 
