@@ -44,13 +44,12 @@ def setup(extras):
 
 def create_venv():
     """.venv with a current pip, installed by the pip running this script (0.2 + 3 s); where
-    that fails (no pip, or one before 22.3 without --python), by ensurepip and an upgrade (11 s,
+    that fails (no pip, or one before 22.3 without --python), by ensurepip and an upgrade (13 s,
     most of it ensurepip compiling the pip it bundles)."""
     venv.create(VENV, with_pip=False)
     try:
-        bootstrap = subprocess.run([sys.executable, *PIP_INSTALL[:2], "--python", PY, *PIP_INSTALL[2:],
-                                PIP], env=ENV, capture_output=True, text=True)
-        if bootstrap.returncode != 0:
+        by_this_pip = [sys.executable, "-m", "pip", "--python", PY, *PIP_INSTALL[2:], PIP]
+        if subprocess.run(by_this_pip, env=ENV, capture_output=True).returncode != 0:
             subprocess.check_call([PY, "-m", "ensurepip"], env=ENV, stdout=subprocess.DEVNULL)
             subprocess.check_call([PY, *PIP_INSTALL, "-U", PIP], env=ENV)
     except BaseException:

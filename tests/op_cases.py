@@ -35,52 +35,49 @@ def check_samples(info, samples, check, test=None):
         AssertionError: one or more samples failed (each named, with its error).
         pytest.skip.Exception: no sample was checked (every one skipped, with the reasons).
     """
-    failures, skipped, checked = [], [], 0
+    skipped, calls = [], []
     for sample in samples:
         reason = info.skip_reason(test, sample.name) if test else None
         if reason:
-            skipped.append(f"{sample.name}: {reason}")
-            continue
-        try:
-            check(sample)
-        except pytest.skip.Exception as e:
-            skipped.append(f"{sample.name}: {e.msg}")
-            continue
-        except Exception as e:   # an assertion, or an error of the code under test
-            failures.append((sample.name, e))
-        checked += 1
-    if failures:
-        lines = [f"{info.name}[{name}]: {type(e).__name__}: {e}" for name, e in failures]
-        raise AssertionError(f"{len(failures)} of {checked} checked samples of {info.name} "
-                             f"fail:\n" + "\n".join(lines)) from failures[0][1]
-    if not checked:
-        pytest.skip("; ".join(sorted(set(r.split(": ", 1)[1] for r in skipped)))
-                    or "no samples")
+            skipped.append(reason)
+        else:
+            calls.append((f"{info.name}[{sample.name}]", lambda sample=sample: check(sample)))
+    _run_each(info, calls, "checked samples", skipped)
 
 
 def check_each(info, checks, *args):
-    """Several checks of one op in one test item: check(info, *args) for each of `checks`, every
-    failure reported at the end (the check's name and its error), the item skipped only when
-    every check is (with their reasons). A file's checks of an op make one item, not one each,
-    for the cost of an item (above).
+    """check_samples one level up: check(info, *args) for each of `checks` in one test item,
+    every failure reported at the end (the check's name and its error), the item skipped only
+    when every check is. A file's checks of an op make one item, not one each, for the cost of
+    an item (above).
 
     Args:
         info: the OpInfo.
         checks: functions of (info, *args); each raises on failure, or pytest.skip where it does
-            not apply (an entry's skips name a check `check_x` as "test_x").
+            not apply (an entry's skips still name the test the check was before it joined
+            the item, e.g. "test_vjp").
         args: passed on to each check (a fixture's value).
     """
-    failures, skipped = [], []
-    for check in checks:
+    _run_each(info, [(f"{check.__name__}({info.name})", lambda check=check: check(info, *args))
+                     for check in checks], "checks")
+
+
+def _run_each(info, calls, what, skipped=()):
+    """Run every (label, call) pair; raise one AssertionError naming each failure (label and
+    error), or skip with the reasons when every call skipped."""
+    failures, skipped, ran = [], list(skipped), 0
+    for label, call in calls:
         try:
-            check(info, *args)
+            call()
         except pytest.skip.Exception as e:
-            skipped.append(f"{check.__name__}: {e.msg}")
+            skipped.append(e.msg)
+            continue
         except Exception as e:   # an assertion, or an error of the code under test
-            failures.append((check.__name__, e))
+            failures.append((label, e))
+        ran += 1
     if failures:
-        lines = [f"{name}({info.name}): {type(e).__name__}: {e}" for name, e in failures]
-        raise AssertionError(f"{len(failures)} of {len(checks)} checks of {info.name} fail:\n"
+        lines = [f"{label}: {type(e).__name__}: {e}" for label, e in failures]
+        raise AssertionError(f"{len(failures)} of {ran} {what} of {info.name} fail:\n"
                              + "\n".join(lines)) from failures[0][1]
-    if len(skipped) == len(checks):
-        pytest.skip("; ".join(skipped))
+    if not ran:
+        pytest.skip("; ".join(sorted(set(skipped))) or f"no {what}")
